@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Runs every test: a normal build (unit + integration tests on JDK 17 and 25)
+# and an ASan+UBSan build (unit tests). Installs missing Debian packages first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/deps.sh
+export JAVA_HOME="${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}"
+jobs="$(nproc)"
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j"$jobs"
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DHPROF_SANITIZE=ON >/dev/null
+cmake --build build-asan -j"$jobs"
+
+status=0
+(cd build && ctest --output-on-failure -j"$jobs") || status=1
+(cd build-asan && ctest --output-on-failure -j"$jobs" -L unit) || status=1
+exit $status
