@@ -1,0 +1,249 @@
+/* Agent_OnLoad and the JVM TI lifecycle: options, output, capabilities,
+ * events, and the hand-off to the active modes. */
+#include "agent.h"
+
+#include "../io/naming.h"
+#include "../io/sink.h"
+#include "../io/writer.h"
+#include "../output/encoder.h"
+#include "../tables/class.h"
+#include "../tables/frame.h"
+#include "../tables/method.h"
+#include "../tables/thread.h"
+#include "../tables/trace.h"
+#include "agent_thread.h"
+#include "dump.h"
+#include "error.h"
+#include "mode.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct hp_agent hp;
+
+static atomic_bool loaded;
+
+JNIEnv *hp_jni(void)
+{
+    JNIEnv *jni = NULL;
+    if (hp.vm == NULL || (*hp.vm)->GetEnv(hp.vm, (void **)&jni, JNI_VERSION_1_6) != JNI_OK)
+        return NULL;
+    return jni;
+}
+
+#define FOR_MODES(m) for (const struct hp_mode *const *m = hp_active_modes(); *m; m++)
+
+static void set_events(jvmtiEventMode mode, const jvmtiEvent *events, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        hp_jvmti_ok(hp.jvmti, (*hp.jvmti)->SetEventNotificationMode(hp.jvmti, mode, events[i], NULL),
+                    "SetEventNotificationMode");
+}
+
+static const jvmtiEvent live_events[] = {
+    JVMTI_EVENT_THREAD_START,
+    JVMTI_EVENT_THREAD_END,
+    JVMTI_EVENT_DATA_DUMP_REQUEST,
+};
+
+/* ClassPrepare costs every class load a callback: only when someone listens. */
+static bool class_prepare_wanted(void)
+{
+    bool wanted = hp_output_binary();
+    FOR_MODES(m) wanted |= (*m)->class_prepare != NULL;
+    return wanted;
+}
+
+static void thread_seen(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, bool current)
+{
+    struct hp_thread *before = hp_thread_get(jvmti, thread);
+    struct hp_thread *t =
+        before ? before : hp_thread_seen(jvmti, jni, thread, current, hp_is_agent_thread(jni, thread));
+    if (t == NULL || before != NULL) return;
+    FOR_MODES(m)
+    if ((*m)->thread_start) (*m)->thread_start(jvmti, jni, thread, t, current);
+}
+
+static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
+{
+    if (atomic_load(&hp.live)) thread_seen(jvmti, jni, thread, true);
+}
+
+static void JNICALL on_thread_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
+{
+    if (!atomic_load(&hp.live)) return;
+    struct hp_thread *t = hp_thread_get(jvmti, thread);
+    if (t == NULL) return;
+    FOR_MODES(m)
+    if ((*m)->thread_end) (*m)->thread_end(jvmti, jni, thread, t);
+    hp_thread_ended(jvmti, thread);
+}
+
+static void JNICALL on_class_prepare(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jclass klass)
+{
+    if (!atomic_load(&hp.live)) return;
+    if (hp_output_binary()) hp_class_serial(jvmti, klass);
+    FOR_MODES(m)
+    if ((*m)->class_prepare) (*m)->class_prepare(jvmti, jni, thread, klass);
+}
+
+static void JNICALL on_data_dump_request(jvmtiEnv *jvmti)
+{
+    JNIEnv *jni = hp_jni();
+    if (jni != NULL && atomic_load(&hp.live)) hp_dump_all(jvmti, jni);
+}
+
+/* Threads that started before VM_INIT never get a ThreadStart event (the
+ * original missed them); list them here. Events are already on, and the
+ * thread table drops the duplicates of a thread starting meanwhile. */
+static void record_running_threads(jvmtiEnv *jvmti, JNIEnv *jni, jthread current)
+{
+    jint n = 0;
+    jthread *threads = NULL;
+    if (!hp_jvmti_ok(jvmti, (*jvmti)->GetAllThreads(jvmti, &n, &threads), "GetAllThreads")) return;
+    for (jint i = 0; i < n; i++) {
+        thread_seen(jvmti, jni, threads[i], (*jni)->IsSameObject(jni, threads[i], current));
+        (*jni)->DeleteLocalRef(jni, threads[i]);
+    }
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)threads);
+}
+
+static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
+{
+    atomic_store(&hp.live, true);
+    set_events(JVMTI_ENABLE, live_events, sizeof live_events / sizeof live_events[0]);
+    const jvmtiEvent prepare = JVMTI_EVENT_CLASS_PREPARE;
+    if (class_prepare_wanted()) set_events(JVMTI_ENABLE, &prepare, 1);
+    record_running_threads(jvmti, jni, thread);
+    if (hp_output_binary()) hp_class_resync(jvmti, jni);
+    FOR_MODES(m)
+    if ((*m)->vm_init) (*m)->vm_init(jvmti, jni);
+    hp_out_flush();
+}
+
+static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+    /* Late events and dump requests see !live and return at once; nothing
+     * waits for them, so exit cannot deadlock on a busy thread. */
+    atomic_store(&hp.live, false);
+    set_events(JVMTI_DISABLE, live_events, sizeof live_events / sizeof live_events[0]);
+    const jvmtiEvent prepare = JVMTI_EVENT_CLASS_PREPARE;
+    if (class_prepare_wanted()) set_events(JVMTI_DISABLE, &prepare, 1);
+    FOR_MODES(m)
+    if ((*m)->vm_death) (*m)->vm_death(jvmti, jni);
+    if (hp.opt.doe) hp_dump_all(jvmti, jni);
+    hp_out_close();
+}
+
+static bool open_output(void)
+{
+    const struct hp_options *o = &hp.opt;
+    if (o->net_host) {
+        size_t n = strlen(o->net_host) + 16;
+        hp.output_name = malloc(n);
+        if (hp.output_name) snprintf(hp.output_name, n, "%s:%d", o->net_host, o->net_port);
+        int fd = hp_sink_connect(o->net_host, o->net_port);
+        if (fd < 0) return false;
+        hp_out_open(fd, true, hp.output_name ? hp.output_name : o->net_host);
+        return true;
+    }
+    const char *name = o->file ? o->file : hp_default_filename(o->format == HP_FORMAT_BINARY);
+    int fd = hp_sink_open_file(name, o->force, o->format == HP_FORMAT_BINARY, &hp.output_name);
+    if (fd < 0) {
+        hp.output_name = strdup(name);
+        return false;
+    }
+    hp_out_open(fd, false, hp.output_name);
+    return true;
+}
+
+static void want_base_capabilities(jvmtiCapabilities *want, const jvmtiCapabilities *can)
+{
+    want->can_tag_objects = 1;
+    want->can_get_source_file_name = can->can_get_source_file_name;
+    want->can_get_line_numbers = can->can_get_line_numbers;
+}
+
+static char *joined_options(const char *cmdline)
+{
+    const char *env = getenv("_JAVA_HPROF_OPTIONS");
+    size_t n = strlen(cmdline) + (env ? strlen(env) + 1 : 0) + 1;
+    char *all = malloc(n);
+    if (all) snprintf(all, n, "%s%s%s", cmdline, env && *cmdline ? "," : "", env ? env : "");
+    return all;
+}
+
+JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
+{
+    (void)reserved;
+    if (atomic_exchange(&loaded, true))
+        hp_fatal(HP_EXIT_USAGE, "Cannot load this JVM TI agent twice, check your java command "
+                                "line for duplicate hprof options.");
+    const char *cmdline = options ? options : "";
+    char err[512];
+    if (strcmp(cmdline, "help") == 0) {
+        fputs(hp_usage_text, stdout);
+        fflush(stdout);
+        exit(0);
+    }
+    hp.options_text = joined_options(cmdline);
+    if (hp.options_text == NULL || hp_options_parse(hp.options_text, &hp.opt, err, sizeof err))
+        hp_fatal(HP_EXIT_USAGE, "hprof option error: %s (%s)",
+                 hp.options_text ? err : "out of memory", hp.options_text ? hp.options_text : "");
+    if (hp.opt.help) /* "help" that came from _JAVA_HPROF_OPTIONS alone */
+        hp_fatal(HP_EXIT_USAGE, "hprof option error: Unknown option: help (%s)", hp.options_text);
+    hp_set_verbose(hp.opt.verbose);
+    if (hp.opt.msa) fputs("HPROF: msa=y has no effect on this platform\n", stderr);
+
+    hp.vm = vm;
+    if ((*vm)->GetEnv(vm, (void **)&hp.jvmti, JVMTI_VERSION_1_2) != JNI_OK)
+        hp_fatal(HP_EXIT_USAGE, "Unable to access JVMTI Version 1.2 in this JVM");
+    if (!hp_modes_select(&hp.opt)) exit(HP_EXIT_USAGE);
+
+    jvmtiCapabilities want = {0};
+    jvmtiEventCallbacks events = {0};
+    struct hp_setup setup = {&want, {0}, &events};
+    (*hp.jvmti)->GetPotentialCapabilities(hp.jvmti, &setup.potential);
+    want_base_capabilities(&want, &setup.potential);
+    FOR_MODES(m)
+    if ((*m)->on_load && !(*m)->on_load(&setup)) exit(HP_EXIT_USAGE);
+    if ((*hp.jvmti)->AddCapabilities(hp.jvmti, &want) != JVMTI_ERROR_NONE)
+        hp_fatal(HP_EXIT_USAGE, "Unable to get necessary JVMTI capabilities.");
+
+    events.VMInit = on_vm_init;
+    events.VMDeath = on_vm_death;
+    events.ThreadStart = on_thread_start;
+    events.ThreadEnd = on_thread_end;
+    events.ClassPrepare = on_class_prepare;
+    events.DataDumpRequest = on_data_dump_request;
+    if (!hp_jvmti_ok(hp.jvmti, (*hp.jvmti)->SetEventCallbacks(hp.jvmti, &events, sizeof events),
+                     "SetEventCallbacks"))
+        exit(HP_EXIT_USAGE);
+
+    if (!open_output()) {
+        if (hp.opt.net_host)
+            hp_fatal(HP_EXIT_USAGE, "can't connect to %s", hp.output_name ? hp.output_name : "");
+        hp_fatal(HP_EXIT_USAGE, "can't create profile file: %s", hp.output_name ? hp.output_name : "");
+    }
+    hp.start_ms = hp_wall_ms();
+    hp.start_ns = hp_mono_ns();
+    hp_class_table_init();
+    hp_method_table_init();
+    hp_frame_table_init();
+    hp_trace_table_init();
+    hp_encoder_select(hp.opt.format);
+    hp_encoder()->header();
+    hp_out_flush();
+
+    const jvmtiEvent start_events[] = {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH};
+    set_events(JVMTI_ENABLE, start_events, 2);
+    return JNI_OK;
+}
+
+JNIEXPORT void JNICALL Agent_OnUnload(JavaVM *vm)
+{
+    /* Nothing is freed: threads of the dying VM may still be inside our
+     * callbacks, and the process is about to end anyway. */
+    (void)vm;
+}

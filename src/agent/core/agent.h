@@ -1,0 +1,35 @@
+/* The agent's global state: one instance, `hp`, set up in Agent_OnLoad. */
+#ifndef HPROF_AGENT_H
+#define HPROF_AGENT_H
+
+#include "options.h"
+
+#include <jvmti.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct hp_agent {
+    JavaVM *vm;
+    jvmtiEnv *jvmti;
+    struct hp_options opt;
+    char *options_text; /* as given, for error messages */
+    char *output_name;  /* file name, or host:port */
+    atomic_bool live;   /* VM_INIT seen and VM_DEATH not yet */
+    uint64_t start_ms;  /* wall clock of the binary header */
+    uint64_t start_ns;  /* monotonic clock at the same moment */
+};
+
+extern struct hp_agent hp;
+
+/* Microseconds since the header timestamp, as binary records carry them. */
+uint32_t hp_record_time(void);
+uint64_t hp_wall_ms(void);
+uint64_t hp_mono_ns(void);
+/* The date as C ctime() prints it, ending in '\n'. */
+void hp_ctime(char buf[32]);
+
+/* Returns the JNIEnv of the calling thread, or NULL if it is not attached. */
+JNIEnv *hp_jni(void);
+
+#endif

@@ -1,0 +1,59 @@
+#include "error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static bool verbose_on = true;
+
+void hp_set_verbose(bool on) { verbose_on = on; }
+
+static void vreport(const char *fmt, va_list ap)
+{
+    char msg[1024];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    /* One write so that lines from concurrent threads do not interleave. */
+    fprintf(stderr, "HPROF ERROR: %s\n", msg);
+    fflush(stderr);
+}
+
+void hp_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(fmt, ap);
+    va_end(ap);
+}
+
+void hp_fatal(int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(fmt, ap);
+    va_end(ap);
+    if (code == HP_EXIT_FATAL) fputs("HPROF TERMINATED PROCESS\n", stderr);
+    fflush(stdout);
+    fflush(stderr);
+    exit(code);
+}
+
+void hp_verbose(const char *fmt, ...)
+{
+    if (!verbose_on) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fflush(stderr);
+}
+
+bool hp_jvmti_ok(jvmtiEnv *jvmti, jvmtiError err, const char *what)
+{
+    if (err == JVMTI_ERROR_NONE) return true;
+    char *name = NULL;
+    if (jvmti == NULL || (*jvmti)->GetErrorName(jvmti, err, &name) != JVMTI_ERROR_NONE)
+        name = NULL;
+    hp_error("%s (JVMTI Error %s(%d))", what, name ? name : "?", (int)err);
+    if (name) (*jvmti)->Deallocate(jvmti, (unsigned char *)name);
+    return false;
+}

@@ -1,0 +1,22 @@
+/* Error reporting in the original's format: "HPROF ERROR: <message>". */
+#ifndef HPROF_ERROR_H
+#define HPROF_ERROR_H
+
+#include <jvmti.h>
+#include <stdbool.h>
+
+/* Exit codes, as the JDK 8 agent used them. */
+enum { HP_EXIT_USAGE = 1, HP_EXIT_FATAL = 9 };
+
+void hp_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints the error and "HPROF TERMINATED PROCESS", then exits. */
+_Noreturn void hp_fatal(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Progress and notes on stderr, shown only with verbose=y. */
+void hp_verbose(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void hp_set_verbose(bool on);
+
+/* Reports a failed JVM TI call ("... (JVMTI Error NAME(n))") and returns
+ * false; returns true on success. Callers degrade instead of exiting. */
+bool hp_jvmti_ok(jvmtiEnv *jvmti, jvmtiError err, const char *what);
+
+#endif

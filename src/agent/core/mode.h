@@ -1,0 +1,52 @@
+/* The interface every profiling mode implements (heap=dump, heap=sites,
+ * cpu=samples, cpu=times, monitor=y), one directory each under modes/. The
+ * core calls them at each lifecycle step; a mode touches only its own state
+ * and writes through its own encoder interface. Every hook may be NULL. */
+#ifndef HPROF_MODE_H
+#define HPROF_MODE_H
+
+#include "../tables/thread.h"
+#include "options.h"
+
+#include <jvmti.h>
+#include <stdbool.h>
+
+/* What a mode may ask for in Agent_OnLoad. */
+struct hp_setup {
+    jvmtiCapabilities *wanted;    /* add the capabilities the mode needs */
+    jvmtiCapabilities potential;  /* what this JVM can give */
+    jvmtiEventCallbacks *events;  /* set callbacks of events the mode owns */
+};
+
+struct hp_mode {
+    const char *option;       /* "heap=dump", ...: the option that enables it */
+    const char *dump_message; /* verbose text at each dump, e.g. " allocation sites ..." */
+    /* Agent_OnLoad. Returns false, after hp_error(), to refuse to start. */
+    bool (*on_load)(struct hp_setup *s);
+    /* VM_INIT, after the core has recorded the threads already running. */
+    void (*vm_init)(jvmtiEnv *jvmti, JNIEnv *jni);
+    /* A thread seen for the first time. `current`: the call runs on it (from
+     * ThreadStart); otherwise it already existed when the agent started. */
+    void (*thread_start)(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, struct hp_thread *t,
+                         bool current);
+    void (*thread_end)(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, struct hp_thread *t);
+    void (*class_prepare)(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jclass klass);
+    /* Writes the mode's section(s). Called without the output lock: hold
+     * hp_out_lock() around text that must not interleave with other
+     * records, but never take it inside JVM TI heap callbacks (they run on
+     * the VM thread while the dumping thread waits for them). */
+    void (*dump)(jvmtiEnv *jvmti, JNIEnv *jni);
+    /* After each dump (CPU data restarts). */
+    void (*reset)(void);
+    /* VM_DEATH, before the final dump: stop agent threads and sampling. */
+    void (*vm_death)(jvmtiEnv *jvmti, JNIEnv *jni);
+};
+
+/* The modes in dump order (monitor, heap dump, sites, CPU samples, CPU
+ * times), NULL-terminated; only those enabled by the options. */
+const struct hp_mode *const *hp_active_modes(void);
+/* Selects the modes the options ask for; false (after an error message)
+ * when one is not available in this build. */
+bool hp_modes_select(const struct hp_options *o);
+
+#endif

@@ -1,0 +1,15 @@
+/* Where the profile goes: a file or a TCP connection the agent opens. */
+#ifndef HPROF_SINK_H
+#define HPROF_SINK_H
+
+#include <stdbool.h>
+
+/* Creates the output file (mode 0644). force=y replaces an existing file;
+ * force=n picks a unique name instead. *actual receives the name used
+ * (malloc'ed). Returns the fd, or -1 with errno set. */
+int hp_sink_open_file(const char *name, bool force, bool binary, char **actual);
+
+/* Connects to host:port over IPv4 or IPv6; returns the fd or -1. */
+int hp_sink_connect(const char *host, int port);
+
+#endif

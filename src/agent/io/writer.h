@@ -1,0 +1,29 @@
+/* The agent's single output stream: buffered, thread-safe, record-atomic.
+ *
+ * Each hp_out_write() call is one whole record (or line); the buffer is only
+ * ever flushed at record boundaries, so a killed JVM leaves whole records up
+ * to the last flush. A failed write (full disk, lost socket) is reported once
+ * and later output is dropped: the profiled program never stops for it. */
+#ifndef HPROF_WRITER_H
+#define HPROF_WRITER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Takes ownership of fd. `what` names the target in error messages. */
+void hp_out_open(int fd, bool is_socket, const char *what);
+void hp_out_write(const void *data, size_t len);
+/* printf into one record. */
+void hp_out_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Holds the stream across several records (a report section) so that records
+ * from other threads cannot interleave; nests. Lock order: code that writes
+ * while holding another agent lock must take this one first. */
+void hp_out_lock(void);
+void hp_out_unlock(void);
+void hp_out_flush(void);
+void hp_out_close(void);
+/* Bytes accepted so far (buffered or written). */
+uint64_t hp_out_offset(void);
+
+#endif

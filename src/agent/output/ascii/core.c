@@ -1,0 +1,54 @@
+/* Ascii records of the agent core: header, threads, traces. */
+#include "../../core/agent.h"
+#include "../../io/writer.h"
+#include "../encoder.h"
+#include "prelude.h"
+#include "text.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+static void header(void)
+{
+    char date[32];
+    hp_ctime(date);
+    hp_out_printf("JAVA PROFILE 1.0.1, created %s\n", date);
+    hp_out_write(hp_ascii_prelude, strlen(hp_ascii_prelude));
+    hp_out_write("\n--------\n\n", 11);
+}
+
+static void thread_start(const struct hp_thread_view *t)
+{
+    hp_out_printf("THREAD START (obj=%" PRIx64 ", id = %u, name=\"%s\", group=\"%s\")\n", t->obj,
+                  t->serial, t->name ? t->name : "", t->group ? t->group : "");
+}
+
+static void thread_end(uint32_t serial) { hp_out_printf("THREAD END (id = %u)\n", serial); }
+
+static void trace(const struct hp_trace *tr)
+{
+    struct hp_text t;
+    hp_text_init(&t);
+    hp_text_printf(&t, "TRACE %u:", tr->serial);
+    if (tr->thread_serial) hp_text_printf(&t, " (thread=%u)", tr->thread_serial);
+    hp_text_printf(&t, "\n");
+    if (tr->n_frames == 0) hp_text_printf(&t, "\t<empty>\n");
+    for (uint32_t i = 0; i < tr->n_frames; i++) {
+        hp_text_printf(&t, "\t");
+        hp_text_frame(&t, tr->frames[i]);
+        hp_text_printf(&t, "\n");
+    }
+    hp_text_emit(&t);
+}
+
+/* The ascii format has no class records outside heap dumps. */
+static void class_event(const struct hp_class *c) { (void)c; }
+
+const struct hp_encoder hp_ascii_encoder = {
+    .header = header,
+    .thread_start = thread_start,
+    .thread_end = thread_end,
+    .trace = trace,
+    .class_load = class_event,
+    .class_unload = class_event,
+};

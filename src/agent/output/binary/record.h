@@ -1,0 +1,57 @@
+/* Building binary records: big-endian fields into a growable buffer, then
+ * one hp_out_write of the whole record (tag, time, length, body). */
+#ifndef HPROF_BINARY_RECORD_H
+#define HPROF_BINARY_RECORD_H
+
+#include "../../tables/objid.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* We write 8-byte IDs, like HotSpot's own dumps: object IDs are 64-bit tags. */
+#define HP_ID_SIZE 8
+
+enum hp_tag {
+    HP_TAG_UTF8 = 0x01,
+    HP_TAG_LOAD_CLASS = 0x02,
+    HP_TAG_UNLOAD_CLASS = 0x03,
+    HP_TAG_FRAME = 0x04,
+    HP_TAG_TRACE = 0x05,
+    HP_TAG_ALLOC_SITES = 0x06,
+    HP_TAG_HEAP_SUMMARY = 0x07,
+    HP_TAG_START_THREAD = 0x0A,
+    HP_TAG_END_THREAD = 0x0B,
+    HP_TAG_HEAP_DUMP = 0x0C,
+    HP_TAG_CPU_SAMPLES = 0x0D,
+    HP_TAG_CONTROL_SETTINGS = 0x0E,
+    HP_TAG_HEAP_DUMP_SEGMENT = 0x1C,
+    HP_TAG_HEAP_DUMP_END = 0x2C,
+};
+
+struct hp_rec {
+    uint8_t *p;
+    size_t len, cap;
+    bool oom;
+    uint8_t small[256];
+};
+
+/* Starts a record: tag, time, and a length patched by hp_rec_end. */
+void hp_rec_begin(struct hp_rec *r, uint8_t tag);
+/* A buffer of raw bytes without a record header (heap dump bodies). */
+void hp_rec_init(struct hp_rec *r);
+void hp_rec_u1(struct hp_rec *r, uint8_t v);
+void hp_rec_u2(struct hp_rec *r, uint16_t v);
+void hp_rec_u4(struct hp_rec *r, uint32_t v);
+void hp_rec_u8(struct hp_rec *r, uint64_t v);
+static inline void hp_rec_id(struct hp_rec *r, uint64_t id) { hp_rec_u8(r, id); }
+void hp_rec_bytes(struct hp_rec *r, const void *p, size_t n);
+/* Patches the length, writes the record and frees the buffer. */
+void hp_rec_end(struct hp_rec *r);
+void hp_rec_free(struct hp_rec *r);
+
+/* The ID of a UTF8 string, writing its UTF8 record the first time. NULL
+ * gives 0 (the format's "none"). */
+uint64_t hp_bin_string(const char *s);
+
+#endif

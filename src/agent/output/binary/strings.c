@@ -1,0 +1,32 @@
+/* UTF8 records: each distinct string is written once, before first use. */
+#include "../../io/writer.h"
+#include "../../tables/table.h"
+#include "record.h"
+
+#include <pthread.h>
+#include <string.h>
+
+static struct hp_table *strings;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void create(void) { strings = hp_table_new(0); }
+
+uint64_t hp_bin_string(const char *s)
+{
+    if (s == NULL) return 0;
+    pthread_once(&once, create);
+    size_t n = strlen(s);
+    /* Under the output lock, so no record citing the ID can precede it. */
+    hp_out_lock();
+    int added = 0;
+    uint32_t id = strings ? hp_table_intern(strings, s, n, NULL, NULL, &added) : 0;
+    if (added) {
+        struct hp_rec r;
+        hp_rec_begin(&r, HP_TAG_UTF8);
+        hp_rec_id(&r, id);
+        hp_rec_bytes(&r, s, n);
+        hp_rec_end(&r);
+    }
+    hp_out_unlock();
+    return id;
+}

@@ -1,0 +1,38 @@
+/* Output encoders: one interface, one implementation per format (ascii in
+ * output/ascii/, binary in output/binary/). The format is chosen once at
+ * start-up; no record writer branches on it. Each profiling mode has its own
+ * small encoder interface of the same shape next to this one. */
+#ifndef HPROF_ENCODER_H
+#define HPROF_ENCODER_H
+
+#include "../core/options.h"
+#include "../tables/class.h"
+#include "../tables/trace.h"
+
+struct hp_thread_view {
+    uint32_t serial;
+    hp_objid_t obj;
+    uint32_t trace;
+    const char *name, *group, *parent_group; /* NULL when unknown */
+};
+
+struct hp_encoder {
+    /* File header: ascii header line, prelude and separator; binary header
+     * and CONTROL SETTINGS. */
+    void (*header)(void);
+    void (*thread_start)(const struct hp_thread_view *t);
+    void (*thread_end)(uint32_t serial);
+    void (*trace)(const struct hp_trace *t);
+    void (*class_load)(const struct hp_class *c);
+    void (*class_unload)(const struct hp_class *c);
+};
+
+extern const struct hp_encoder hp_ascii_encoder;
+extern const struct hp_encoder hp_binary_encoder;
+
+void hp_encoder_select(enum hp_format format);
+const struct hp_encoder *hp_encoder(void);
+/* True when binary output was selected; for modes choosing their encoder. */
+bool hp_output_binary(void);
+
+#endif
