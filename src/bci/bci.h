@@ -1,0 +1,88 @@
+/* bci: class-file rewriter for the HPROF agent.
+ *
+ * Parses a Java class file (versions 45..69), injects static calls to a
+ * tracker class, and writes the class back.  A class it cannot handle is
+ * left unchanged and a reason is reported; malformed input is never trusted.
+ *
+ * Injection kinds (each enabled by a non-NULL method name in bci_hooks):
+ *   entry       at method entry:                 entry(int cnum, int mnum)
+ *   exit        before every return and athrow:  exit(int cnum, int mnum)
+ *               with exit_catch_all, the body is also wrapped in a catch-all
+ *               handler calling exit() and rethrowing, so exits by callee
+ *               exceptions are seen too; athrow inside the wrapped range is
+ *               then not instrumented (the handler sees it), keeping one
+ *               exit per entry.  Constructors are wrapped from just after
+ *               their super()/this() call (the verifier forbids handlers
+ *               over code where `this` is uninitialized).
+ *   new_obj     before `new`:                    new_obj(int site)
+ *   new_array   after newarray/anewarray/multianewarray:
+ *                                                new_array(Object arr, int site)
+ *   object_init at entry of java/lang/Object.<init>()V:  object_init(Object this)
+ * Constant arguments are pushed with iconst/bipush/sipush/ldc(_w).
+ */
+#ifndef BCI_H
+#define BCI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Returned by the numbering callbacks to leave a method or site alone. */
+#define BCI_SKIP (-1)
+
+/* Allocation site passed to bci_hooks.site_number. */
+struct bci_site {
+    int method_number; /* as returned by method_number() */
+    uint32_t bci;      /* offset of the opcode in the ORIGINAL code */
+    uint8_t opcode;    /* 0xbb new, 0xbc newarray, 0xbd anewarray, 0xc5 multianewarray */
+    /* JVM type signature of the allocated object, e.g. "Ljava/lang/String;"
+     * or "[[I" (for multianewarray: the outermost array). */
+    const char *type;
+};
+
+struct bci_hooks {
+    const char *tracker_class; /* internal name, e.g. "hprof/Tracker" */
+    const char *entry_name, *entry_desc;   /* (II)V */
+    const char *exit_name, *exit_desc;     /* (II)V */
+    int exit_catch_all;                    /* also catch exceptions leaving the method */
+    const char *new_obj_name, *new_obj_desc;         /* (I)V */
+    const char *new_array_name, *new_array_desc;     /* (Ljava/lang/Object;I)V */
+    const char *object_init_name, *object_init_desc; /* (Ljava/lang/Object;)V */
+
+    int class_number; /* first constant argument of entry/exit */
+    /* Number for a method with code, in class-file order; BCI_SKIP leaves the
+     * method without entry/exit/allocation calls.  NULL: the method's index. */
+    int (*method_number)(void *ctx, const char *name, const char *desc, uint16_t access);
+    /* Number for an allocation site; BCI_SKIP leaves the site alone.
+     * NULL: the site's bytecode offset. */
+    int (*site_number)(void *ctx, const struct bci_site *site);
+    void *ctx;
+};
+
+struct bci_result {
+    uint8_t *data; /* malloc'd new class when bci_rewrite returns 1; free with bci_free */
+    size_t len;
+    char reason[160]; /* why the class was left unchanged (return 0) */
+    unsigned methods; /* methods instrumented */
+    unsigned sites;   /* allocation sites instrumented */
+    unsigned ctor_no_catch_all; /* constructors that fell back to athrow hooks */
+};
+
+/* Rewrites class bytes.  Returns 1 with a new class in res->data, or 0 when
+ * the class is to be used unchanged (res->reason says why).  Thread-safe;
+ * callbacks are called from the calling thread before it returns. */
+int bci_rewrite(const uint8_t *cls, size_t len, const struct bci_hooks *hooks,
+                struct bci_result *res);
+
+/* Parses and writes the class back without injections, re-encoding every
+ * method's code (instructions, exception table, StackMapTable, line and
+ * variable tables, type annotations).  For a valid class the output equals
+ * the input; used by tests to check the relocator.  Same return contract. */
+int bci_roundtrip(const uint8_t *cls, size_t len, struct bci_result *res);
+
+void bci_free(struct bci_result *res);
+
+/* Copies this_class's internal name (NUL-terminated) into buf.  Returns its
+ * length, or -1 if the bytes are not a readable class file or cap is short. */
+int bci_class_name(const uint8_t *cls, size_t len, char *buf, size_t cap);
+
+#endif

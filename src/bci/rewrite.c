@@ -1,0 +1,171 @@
+/* Class-level driver: parses, numbers methods, rewrites their code and
+ * writes the class back; any failure leaves the class unchanged. */
+#include "rewrite.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+uint32_t rw_hook_ref(rw_ctx *x, int k)
+{
+    const struct bci_hooks *h = x->h;
+    const char *name[HK_COUNT] = {h->entry_name, h->exit_name, h->new_obj_name, h->new_array_name,
+                                  h->object_init_name};
+    const char *desc[HK_COUNT] = {h->entry_desc, h->exit_desc, h->new_obj_desc, h->new_array_desc,
+                                  h->object_init_desc};
+    if (!x->mref[k])
+        x->mref[k] = cp_add_methodref(&x->cf.cp, h->tracker_class, name[k], desc[k]);
+    return x->mref[k];
+}
+
+static int skip(struct bci_result *res, const char *why, const char *detail)
+{
+    snprintf(res->reason, sizeof res->reason, "%s%s%s", why, detail ? ": " : "",
+             detail ? detail : "");
+    return 0;
+}
+
+static const char *check_hooks(const struct bci_hooks *h)
+{
+    const char *pairs[][2] = {{h->entry_name, h->entry_desc},
+                              {h->exit_name, h->exit_desc},
+                              {h->new_obj_name, h->new_obj_desc},
+                              {h->new_array_name, h->new_array_desc},
+                              {h->object_init_name, h->object_init_desc}};
+    int any = 0;
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+        if (pairs[i][0] && !pairs[i][1])
+            return "hook without descriptor";
+        any |= pairs[i][0] != NULL;
+    }
+    if (any && !h->tracker_class)
+        return "no tracker class";
+    return any ? NULL : "no hooks enabled";
+}
+
+/* Rewrites every method with code; NULL on success. */
+static const char *rewrite_methods(rw_ctx *x, char *where, size_t where_len)
+{
+    classfile *cf = &x->cf;
+    uint16_t n;
+    const uint8_t *cls = cp_class_name(&cf->cp, cf->this_class, &n);
+    int is_object = cls && n == 16 && memcmp(cls, "java/lang/Object", 16) == 0;
+    for (uint16_t i = 0; i < cf->nmethods; i++) {
+        cf_member *m = &cf->methods[i];
+        const cf_attr *code = NULL;
+        for (uint16_t k = 0; k < m->nattrs; k++) {
+            if (!cp_utf8_eq(&cf->cp, m->attrs[k].name, "Code"))
+                continue;
+            if (code)
+                return "duplicate Code attribute";
+            code = &m->attrs[k];
+        }
+        if (!code)
+            continue; /* native or abstract */
+        char *name = cp_utf8_dup(&cf->cp, m->name), *desc = cp_utf8_dup(&cf->cp, m->desc);
+        if (!name || !desc) {
+            free(name);
+            free(desc);
+            return "bad method name or descriptor";
+        }
+        method_plan p = {.mnum = BCI_SKIP, .ctor = strcmp(name, "<init>") == 0};
+        if (!x->force) {
+            const struct bci_hooks *h = x->h;
+            p.mnum = h->method_number ? h->method_number(h->ctx, name, desc, m->access) : i;
+            p.object_init = is_object && h->object_init_name && p.ctor && !strcmp(desc, "()V");
+        }
+        const char *err = code_rewrite(x, m, code, &p);
+        if (err)
+            snprintf(where, where_len, "%s%s", name, desc);
+        free(name);
+        free(desc);
+        if (err)
+            return err;
+    }
+    return NULL;
+}
+
+static int run(const uint8_t *cls, size_t len, const struct bci_hooks *h, int force,
+               struct bci_result *res)
+{
+    memset(res, 0, sizeof *res);
+    rw_ctx x = {.h = h, .res = res, .force = force};
+    const char *err = force ? NULL : check_hooks(h);
+    if (err)
+        return skip(res, err, NULL);
+    if ((err = cf_parse(&x.cf, cls, len))) {
+        cf_free(&x.cf);
+        return skip(res, err, NULL);
+    }
+    uint16_t n;
+    const uint8_t *name = cp_class_name(&x.cf.cp, x.cf.this_class, &n);
+    if (!force && name && strlen(h->tracker_class) == n && !memcmp(name, h->tracker_class, n)) {
+        cf_free(&x.cf);
+        return skip(res, "tracker class", NULL);
+    }
+    char where[128] = "";
+    err = rewrite_methods(&x, where, sizeof where);
+    int changed = 0;
+    for (uint16_t i = 0; i < x.cf.nmethods; i++)
+        changed |= x.cf.methods[i].new_code != NULL;
+    if (!err && !changed)
+        err = "nothing to inject";
+    wr_t w;
+    /* Code grows at most to 64 KiB per method; the pool by a few entries. */
+    wr_init(&w, len + (size_t)x.cf.nmethods * 300000u + 65536u);
+    if (!err) {
+        cf_write(&x.cf, &w);
+        if (w.err)
+            err = "output too large";
+    }
+    cf_free(&x.cf);
+    if (err) {
+        wr_free(&w);
+        return skip(res, err, where[0] ? where : NULL);
+    }
+    res->data = w.p;
+    res->len = w.len;
+    return 1;
+}
+
+int bci_rewrite(const uint8_t *cls, size_t len, const struct bci_hooks *hooks,
+                struct bci_result *res)
+{
+    return run(cls, len, hooks, 0, res);
+}
+
+int bci_roundtrip(const uint8_t *cls, size_t len, struct bci_result *res)
+{
+    static const struct bci_hooks none;
+    return run(cls, len, &none, 1, res);
+}
+
+void bci_free(struct bci_result *res)
+{
+    free(res->data);
+    res->data = NULL;
+    res->len = 0;
+}
+
+int bci_class_name(const uint8_t *cls, size_t len, char *buf, size_t cap)
+{
+    rd_t r;
+    rd_init(&r, cls, len);
+    if (rd_u4(&r) != 0xCAFEBABE)
+        return -1;
+    rd_u4(&r); /* version */
+    cpool cp;
+    const char *err = cp_parse(&cp, &r);
+    rd_u2(&r); /* access_flags */
+    uint16_t this_class = (uint16_t)rd_u2(&r);
+    uint16_t n = 0;
+    const uint8_t *name = err || r.err ? NULL : cp_class_name(&cp, this_class, &n);
+    int ret = -1;
+    if (name && n < cap) {
+        memcpy(buf, name, n);
+        buf[n] = 0;
+        ret = n;
+    }
+    cp_free(&cp);
+    return ret;
+}

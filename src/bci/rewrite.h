@@ -1,0 +1,35 @@
+/* State shared by the class-level driver (rewrite.c) and the per-method
+ * code rewriter (code.c). */
+#ifndef BCI_REWRITE_H
+#define BCI_REWRITE_H
+
+#include "bci.h"
+#include "classfile.h"
+
+enum { HK_ENTRY, HK_EXIT, HK_NEW, HK_ARRAY, HK_OINIT, HK_COUNT };
+
+typedef struct {
+    classfile cf;
+    const struct bci_hooks *h;
+    struct bci_result *res;
+    int force;               /* re-encode methods even without injections */
+    uint32_t mref[HK_COUNT]; /* Methodref of each hook, appended on first use */
+    uint32_t throwable;      /* Class java/lang/Throwable, appended on first use */
+    uint32_t smt_name;       /* Utf8 "StackMapTable", found or appended */
+} rw_ctx;
+
+/* What to inject into one method. */
+typedef struct {
+    int mnum;        /* BCI_SKIP: no entry/exit/allocation hooks */
+    int object_init; /* java/lang/Object.<init>()V */
+    int ctor;        /* <init>: catch-all starts after super()/this() */
+} method_plan;
+
+/* Rewrites m's Code attribute into m->new_code (left NULL when nothing was
+ * injected and not forced).  NULL on success, else the reason. */
+const char *code_rewrite(rw_ctx *x, cf_member *m, const cf_attr *code, const method_plan *p);
+
+/* Methodref index for hook k, appending it on first use (0 on overflow). */
+uint32_t rw_hook_ref(rw_ctx *x, int k);
+
+#endif

@@ -1,0 +1,183 @@
+#include "stackmap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_LOCALS 65536
+
+/* Skips one verification type; returns its tag or -1. */
+static int skip_vtype(rd_t *r)
+{
+    uint32_t tag = rd_u1(r);
+    if (tag > VT_UNINIT)
+        return -1;
+    if (tag >= VT_OBJECT)
+        rd_u2(r);
+    return r->err ? -1 : (int)tag;
+}
+
+/* Reads k types, appending their tags to locals (if non-NULL). */
+static int read_vtypes(rd_t *r, uint32_t k, uint8_t *locals, uint32_t *nl)
+{
+    for (uint32_t i = 0; i < k; i++) {
+        int tag = skip_vtype(r);
+        if (tag < 0)
+            return 0;
+        if (locals) {
+            if (*nl >= MAX_LOCALS)
+                return 0;
+            locals[(*nl)++] = (uint8_t)tag;
+        }
+    }
+    return 1;
+}
+
+const char *smt_parse(smt_table *t, const uint8_t *data, uint32_t len, uint32_t code_len,
+                      const uint8_t *init_locals, uint32_t n_init)
+{
+    memset(t, 0, sizeof *t);
+    rd_t r;
+    rd_init(&r, data, len);
+    uint32_t n = rd_u2(&r);
+    if (r.err || (size_t)n > len)
+        return "bad StackMapTable count";
+    t->f = calloc(n ? n : 1, sizeof *t->f);
+    uint8_t *locals = malloc(MAX_LOCALS);
+    if (!t->f || !locals) {
+        free(locals);
+        return "out of memory";
+    }
+    uint32_t nl = n_init < MAX_LOCALS ? n_init : MAX_LOCALS;
+    memcpy(locals, init_locals, nl);
+    const char *err = NULL;
+    int64_t pc = -1;
+    for (uint32_t i = 0; i < n && !err; i++) {
+        smt_frame *f = &t->f[i];
+        uint32_t type = rd_u1(&r), delta;
+        if (type < 64)
+            delta = type;
+        else if (type < 128)
+            delta = type - 64;
+        else if (type >= 247)
+            delta = rd_u2(&r);
+        else {
+            err = "reserved StackMapTable frame type";
+            break;
+        }
+        f->type = (uint8_t)type;
+        f->body = r.p + r.pos;
+        pc += (int64_t)delta + 1;
+        if (pc >= code_len) {
+            err = "StackMapTable frame beyond code";
+            break;
+        }
+        f->offset = (uint32_t)pc;
+        int ok = 1;
+        if (type >= 64 && type <= 127)
+            ok = read_vtypes(&r, 1, NULL, NULL);
+        else if (type == 247)
+            ok = read_vtypes(&r, 1, NULL, NULL);
+        else if (type >= 248 && type <= 250) {
+            uint32_t k = 251 - type;
+            if (k > nl)
+                ok = 0;
+            else
+                nl -= k;
+        } else if (type >= 252 && type <= 254)
+            ok = read_vtypes(&r, type - 251, locals, &nl);
+        else if (type == 255) {
+            nl = 0;
+            ok = read_vtypes(&r, rd_u2(&r), locals, &nl) && read_vtypes(&r, rd_u2(&r), NULL, NULL);
+        }
+        if (!ok || r.err) {
+            err = "malformed StackMapTable frame";
+            break;
+        }
+        f->body_len = (uint32_t)(r.p + r.pos - f->body);
+        f->uninit_this = memchr(locals, VT_UNINIT_THIS, nl) != NULL;
+        t->n = i + 1;
+    }
+    free(locals);
+    if (!err && r.pos != len)
+        err = "StackMapTable length mismatch";
+    return err;
+}
+
+void smt_free(smt_table *t)
+{
+    free(t->f);
+    memset(t, 0, sizeof *t);
+}
+
+/* Copies types from r to w, relocating Uninitialized(pc) operands. */
+static int copy_vtypes(rd_t *r, wr_t *w, uint32_t k, const int32_t *insn, uint32_t code_len)
+{
+    for (uint32_t i = 0; i < k; i++) {
+        uint32_t tag = rd_u1(r);
+        wr_u1(w, tag);
+        if (tag == VT_OBJECT)
+            wr_u2(w, rd_u2(r));
+        else if (tag == VT_UNINIT) {
+            uint32_t pc = rd_u2(r);
+            if (pc >= code_len || insn[pc] < 0)
+                return 0;
+            wr_u2(w, (uint32_t)insn[pc]);
+        }
+    }
+    return !r->err;
+}
+
+const char *smt_write(const smt_table *t, const int32_t *label, const int32_t *insn,
+                      uint32_t code_len, uint32_t handler_pc, uint16_t throwable_cp, wr_t *w)
+{
+    wr_u2(w, t->n + (handler_pc != 0));
+    int64_t prev = -1;
+    for (uint32_t i = 0; i < t->n; i++) {
+        const smt_frame *f = &t->f[i];
+        if (label[f->offset] < 0)
+            return "StackMapTable frame not at an instruction";
+        uint32_t delta = (uint32_t)(label[f->offset] - prev - 1);
+        prev = label[f->offset];
+        uint8_t type = f->type;
+        if (type < 64 && delta >= 64)
+            type = 251; /* same_frame_extended */
+        else if (type >= 64 && type < 128 && delta >= 64)
+            type = 247; /* same_locals_1_stack_item_extended */
+        if (type < 64)
+            wr_u1(w, delta);
+        else if (type < 128)
+            wr_u1(w, 64 + delta);
+        else {
+            wr_u1(w, type);
+            wr_u2(w, delta);
+        }
+        rd_t r;
+        rd_init(&r, f->body, f->body_len);
+        int ok = 1;
+        if (f->type >= 64 && f->type <= 127)
+            ok = copy_vtypes(&r, w, 1, insn, code_len);
+        else if (f->type == 247)
+            ok = copy_vtypes(&r, w, 1, insn, code_len);
+        else if (f->type >= 252 && f->type <= 254)
+            ok = copy_vtypes(&r, w, f->type - 251u, insn, code_len);
+        else if (f->type == 255) {
+            uint32_t k = rd_u2(&r);
+            wr_u2(w, k);
+            ok = copy_vtypes(&r, w, k, insn, code_len);
+            k = rd_u2(&r);
+            wr_u2(w, k);
+            ok = ok && copy_vtypes(&r, w, k, insn, code_len);
+        }
+        if (!ok)
+            return "bad Uninitialized offset in StackMapTable";
+    }
+    if (handler_pc) {
+        wr_u1(w, 255);
+        wr_u2(w, (uint32_t)(handler_pc - prev - 1));
+        wr_u2(w, 0);
+        wr_u2(w, 1);
+        wr_u1(w, VT_OBJECT);
+        wr_u2(w, throwable_cp);
+    }
+    return w->err ? "output too large" : NULL;
+}

@@ -1,0 +1,140 @@
+/* Runs the rewriter over a tree of class files (e.g. `jimage extract` output).
+ *   bci_jdk roundtrip DIR        parse -> write, no injection: must be identical
+ *   bci_jdk rewrite DIR [OUTDIR] all hooks on; optional output tree
+ *   bci_jdk bench DIR [REPS]     rewrite throughput (classes/s, MB/s)
+ * Prints counts and the reasons of classes left unchanged; exit 1 on any
+ * round-trip mismatch or unexpected skip. */
+#define _XOPEN_SOURCE 700
+#include "bci.h"
+#include "tracker_hooks.h"
+
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+typedef struct {
+    char *path;
+    uint8_t *data;
+    size_t len;
+} cls_t;
+
+static cls_t *classes;
+static size_t nclasses, capclasses;
+
+static int collect(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)ftw;
+    size_t n = strlen(path);
+    if (flag != FTW_F || n < 6 || strcmp(path + n - 6, ".class"))
+        return 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    if (nclasses == capclasses) {
+        capclasses = capclasses ? capclasses * 2 : 1024;
+        classes = realloc(classes, capclasses * sizeof *classes);
+    }
+    cls_t *c = &classes[nclasses++];
+    c->path = strdup(path);
+    c->len = (size_t)st->st_size;
+    c->data = malloc(c->len ? c->len : 1);
+    c->len = fread(c->data, 1, c->len, f);
+    fclose(f);
+    return 0;
+}
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static void write_out(const char *outdir, const char *root, const cls_t *c, const uint8_t *d,
+                      size_t len)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", outdir, c->path + strlen(root));
+    for (char *s = path + strlen(outdir) + 1; *s; s++)
+        if (*s == '/') {
+            *s = 0;
+            mkdir(path, 0755);
+            *s = '/';
+        }
+    FILE *f = fopen(path, "wb");
+    if (f) {
+        fwrite(d, 1, len, f);
+        fclose(f);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s roundtrip|rewrite|bench DIR [OUTDIR|REPS]\n", argv[0]);
+        return 2;
+    }
+    const char *mode = argv[1], *root = argv[2];
+    if (nftw(root, collect, 32, FTW_PHYS) != 0 || nclasses == 0) {
+        fprintf(stderr, "no class files under %s\n", root);
+        return 2;
+    }
+    size_t bytes = 0, same = 0, changed = 0, unchanged = 0, bad = 0, methods = 0, sites = 0;
+    for (size_t i = 0; i < nclasses; i++)
+        bytes += classes[i].len;
+    struct tracker_numbers nums = {0};
+    struct bci_hooks h = tracker_hooks(&nums);
+    int reps = strcmp(mode, "bench") == 0 && argc > 3 ? atoi(argv[3]) : 1;
+    double t0 = now();
+    for (int rep = 0; rep < reps; rep++)
+        for (size_t i = 0; i < nclasses; i++) {
+            cls_t *c = &classes[i];
+            struct bci_result r;
+            int ok;
+            if (!strcmp(mode, "roundtrip")) {
+                ok = bci_roundtrip(c->data, c->len, &r);
+                if (ok && r.len == c->len && !memcmp(r.data, c->data, c->len))
+                    same++;
+                else if (!ok && !strcmp(r.reason, "nothing to inject"))
+                    same++; /* no method has code */
+                else {
+                    bad++;
+                    printf("MISMATCH %s %s\n", c->path, ok ? "(differs)" : r.reason);
+                }
+            } else {
+                nums.cls = (int)i;
+                ok = bci_rewrite(c->data, c->len, &h, &r);
+                if (ok) {
+                    changed++;
+                    methods += r.methods;
+                    sites += r.sites;
+                    if (argc > 3 && strcmp(mode, "rewrite") == 0)
+                        write_out(argv[3], root, c, r.data, r.len);
+                } else {
+                    unchanged++;
+                    if (rep == 0 && strcmp(r.reason, "nothing to inject") != 0)
+                        printf("UNCHANGED %s: %s\n", c->path, r.reason);
+                }
+            }
+            bci_free(&r);
+        }
+    double dt = now() - t0;
+    if (!strcmp(mode, "roundtrip"))
+        printf("roundtrip: %zu classes, %zu identical, %zu mismatches\n", nclasses, same, bad);
+    else
+        printf("%s: %zu classes (%.1f MB), %zu rewritten, %zu unchanged, %zu methods, %zu "
+               "allocation sites\n",
+               mode, nclasses, bytes / 1e6, changed, unchanged, methods, sites);
+    if (!strcmp(mode, "bench"))
+        printf("throughput: %.0f classes/s, %.1f MB/s (%d reps, %.2f s)\n",
+               nclasses * reps / dt, bytes * (double)reps / 1e6 / dt, reps, dt);
+    for (size_t i = 0; i < nclasses; i++) {
+        free(classes[i].path);
+        free(classes[i].data);
+    }
+    free(classes);
+    return bad ? 1 : 0;
+}
