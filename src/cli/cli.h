@@ -1,0 +1,41 @@
+/* Subcommands of the hprof front end and what they share. */
+#ifndef HPROF_CLI_CLI_H
+#define HPROF_CLI_CLI_H
+
+#include <stdio.h>
+
+#include "reader.h"
+#include "sizes.h"
+
+/* Exit codes (documented in --help and README.md). */
+enum {
+    HP_EXIT_OK = 0,
+    HP_EXIT_MALFORMED = 1, /* the file is not well-formed HPROF */
+    HP_EXIT_USAGE = 2,     /* bad command line */
+    HP_EXIT_IO = 3,        /* the file cannot be opened or mapped */
+    HP_EXIT_NODATA = 4,    /* well-formed, but lacks what was asked for */
+};
+
+typedef struct {
+    long dump;              /* histo/text: 1-based heap dump, 0 = last (histo) / all (text) */
+    const hp_model *model;  /* shallow-size model */
+    int heap;               /* records: also list heap sub-records */
+    long top;               /* histo: rows to print, 0 = all */
+    long max_errors;        /* verify: errors to print before only counting */
+    int shallow;            /* verify: skip object-reference checks */
+    int strict;             /* verify: dangling object references are errors */
+} hp_opts;
+
+/* Prints "hprof: error: <file>: <what> at offset <n>". */
+void hp_report(FILE *err, const hp_file *f, const hp_error *e);
+
+int hp_cmd_verify(const hp_file *f, const hp_opts *o, FILE *out, FILE *err);
+int hp_cmd_records(const hp_file *f, const hp_opts *o, FILE *out, FILE *err);
+int hp_cmd_summary(const hp_file *f, const hp_opts *o, FILE *out, FILE *err);
+int hp_cmd_histo(const hp_file *f, const hp_opts *o, FILE *out, FILE *err);
+int hp_cmd_sites(const hp_file *f, const hp_opts *o, FILE *out, FILE *err);
+int hp_cmd_samples(const hp_file *f, const hp_opts *o, FILE *out, FILE *err);
+int hp_cmd_threads(const hp_file *f, const hp_opts *o, FILE *out, FILE *err);
+int hp_cmd_text(const hp_file *f, const hp_opts *o, FILE *out, FILE *err);
+
+#endif

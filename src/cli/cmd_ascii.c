@@ -1,0 +1,135 @@
+/* `hprof sites`, `samples`, `threads` and `text`: the ascii renderings. */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "ascii.h"
+#include "cli.h"
+
+static int open_index(hp_index *ix, const hp_file *f, FILE *err)
+{
+    hp_error e;
+    if (hp_index_build(ix, f, 0, &e) == 0) return 0;
+    hp_report(err, f, &e);
+    hp_index_free(ix);
+    return -1;
+}
+
+/* Prints each listed trace once, in order of first mention. */
+static void print_traces(FILE *out, const hp_index *ix, const uint32_t *serials, size_t n)
+{
+    hp_idmap seen = {0};
+    for (size_t i = 0; i < n; i++)
+        if (hp_idmap_put(&seen, serials[i], 1) != 0) hp_print_trace(out, ix, serials[i]);
+    hp_idmap_free(&seen);
+}
+
+static int last_record(const hp_index *ix, uint64_t at, const char *what, FILE *err,
+                       hp_record *r, hp_rec *o)
+{
+    if (at == UINT64_MAX) {
+        fprintf(err, "hprof: error: %s: no %s record\n", ix->f->path, what);
+        return -1;
+    }
+    hp_index_record(ix, at, r, o);
+    return 0;
+}
+
+int hp_cmd_sites(const hp_file *f, const hp_opts *opts, FILE *out, FILE *err)
+{
+    hp_index ix;
+    hp_record r;
+    hp_rec o;
+    (void)opts;
+    if (open_index(&ix, f, err)) return HP_EXIT_MALFORMED;
+    int rc = HP_EXIT_NODATA;
+    if (last_record(&ix, ix.last_sites, "ALLOC SITES", err, &r, &o) == 0) {
+        uint32_t *serials = malloc((o.sites.nsites + 1) * sizeof *serials);
+        if (serials) {
+            for (uint32_t i = 0; i < o.sites.nsites; i++) {
+                hp_site s;
+                hp_site_at(&o, i, &s);
+                serials[i] = s.trace;
+            }
+            print_traces(out, &ix, serials, o.sites.nsites);
+            hp_print_sites(out, &ix, &r, &o);
+            rc = HP_EXIT_OK;
+        } else {
+            fprintf(err, "hprof: error: %s: out of memory\n", f->path);
+            rc = HP_EXIT_IO;
+        }
+        free(serials);
+    }
+    hp_index_free(&ix);
+    return rc;
+}
+
+int hp_cmd_samples(const hp_file *f, const hp_opts *opts, FILE *out, FILE *err)
+{
+    hp_index ix;
+    hp_record r;
+    hp_rec o;
+    (void)opts;
+    if (open_index(&ix, f, err)) return HP_EXIT_MALFORMED;
+    int rc = HP_EXIT_NODATA;
+    if (last_record(&ix, ix.last_samples, "CPU SAMPLES", err, &r, &o) == 0) {
+        uint32_t *serials = malloc((o.samples.ntraces + 1) * sizeof *serials);
+        if (serials) {
+            for (uint32_t i = 0; i < o.samples.ntraces; i++) {
+                uint32_t count;
+                hp_sample_at(&o, i, &count, &serials[i]);
+            }
+            print_traces(out, &ix, serials, o.samples.ntraces);
+            hp_print_samples(out, &ix, &r, &o);
+            rc = HP_EXIT_OK;
+        } else {
+            fprintf(err, "hprof: error: %s: out of memory\n", f->path);
+            rc = HP_EXIT_IO;
+        }
+        free(serials);
+    }
+    hp_index_free(&ix);
+    return rc;
+}
+
+typedef struct {
+    FILE *out;
+    const hp_index *ix;
+    size_t dump;
+} threads_ctx;
+
+/* Heap dumps (the JVM's among them) list threads only as ROOT THREAD OBJECTs. */
+static int thread_root(void *vc, const hp_sub *s, hp_error *err)
+{
+    threads_ctx *c = vc;
+    (void)err;
+    if (s->tag != HP_ROOT_THREAD_OBJECT) return 0;
+    fprintf(c->out, "THREAD OBJ %" PRIx64 " (id = %u, trace = %u, heap dump %zu)\n", s->id,
+            s->thread, s->depth, c->dump + 1);
+    hp_print_trace(c->out, c->ix, s->depth);
+    return 0;
+}
+
+int hp_cmd_threads(const hp_file *f, const hp_opts *opts, FILE *out, FILE *err)
+{
+    hp_index ix;
+    hp_error e;
+    (void)opts;
+    if (open_index(&ix, f, err)) return HP_EXIT_MALFORMED;
+    uint64_t pos = f->first_record;
+    hp_record r;
+    hp_rec o;
+    while (hp_next_record(f, &pos, &r, &e) == 1)
+        if ((r.tag == HP_START_THREAD || r.tag == HP_END_THREAD) &&
+            hp_parse_record(f, &r, &o, &e) == 0)
+            hp_print_thread(out, &ix, &r, &o);
+    int rc = HP_EXIT_OK;
+    for (size_t d = 0; d < ix.ndumps && rc == HP_EXIT_OK; d++) {
+        threads_ctx c = {out, &ix, d};
+        if (hp_dump_walk(&ix, d, thread_root, &c, &e) != 0) {
+            hp_report(err, f, &e);
+            rc = HP_EXIT_MALFORMED;
+        }
+    }
+    hp_index_free(&ix);
+    return rc;
+}

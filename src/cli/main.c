@@ -1,0 +1,126 @@
+/* hprof: command-line front end for binary HPROF files. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+typedef int (*cmd_fn)(const hp_file *, const hp_opts *, FILE *, FILE *);
+
+static const struct {
+    const char *name;
+    cmd_fn fn;
+} commands[] = {
+    {"verify", hp_cmd_verify},   {"records", hp_cmd_records}, {"summary", hp_cmd_summary},
+    {"histo", hp_cmd_histo},     {"sites", hp_cmd_sites},     {"samples", hp_cmd_samples},
+    {"threads", hp_cmd_threads}, {"text", hp_cmd_text},
+};
+
+static const char usage[] =
+    "usage: hprof <command> [options] FILE\n"
+    "\n"
+    "Reads binary HPROF files (JAVA PROFILE 1.0.1/1.0.2, ID size 4 or 8): the\n"
+    "hprof agent's format=b output and JVM heap dumps (jcmd GC.heap_dump).\n"
+    "\n"
+    "commands:\n"
+    "  verify FILE     check structure, record lengths, heap sub-records against\n"
+    "                  CLASS DUMP layouts and that referenced IDs exist; one-line\n"
+    "                  summary on success, one line per problem on failure\n"
+    "      --max-errors N  print at most N problems (default 20, -1 all)\n"
+    "      --shallow       skip per-object reference checks (less memory)\n"
+    "      --strict        references to objects missing from their heap dump\n"
+    "                      are errors (default: warnings, counted in the summary;\n"
+    "                      JVM dumps have some)\n"
+    "  records FILE    one line per record: offset, tag, time, length, key fields\n"
+    "      --heap          also list heap dump sub-records\n"
+    "  summary FILE    header, record counts, threads, per-dump object totals\n"
+    "  histo FILE      class histogram of a heap dump, sorted by shallow bytes\n"
+    "      --dump N        heap dump to use (1-based; default: the last)\n"
+    "      --top N         print only the N largest rows\n"
+    "  sites FILE      last ALLOC SITES record as ascii SITES, with its TRACEs\n"
+    "  samples FILE    last CPU SAMPLES record as ascii CPU SAMPLES, with TRACEs\n"
+    "  threads FILE    THREAD START/END records; threads of heap dumps\n"
+    "  text FILE       the whole file in the ascii (java.hprof.txt) form\n"
+    "      --dump N        only heap dump N in the HEAP DUMP sections\n"
+    "\n"
+    "  --model M       shallow-size model for histo, summary and text:\n"
+    "                  coops (default; 12-byte header, 4-byte references),\n"
+    "                  wide (16-byte header, 8-byte references) or raw\n"
+    "                  (HPROF payload bytes only)\n"
+    "\n"
+    "exit status: 0 ok; 1 malformed file (verify failed); 2 usage error;\n"
+    "3 file cannot be opened; 4 the file lacks the requested data\n"
+    "errors: \"hprof: error: <file>: <what> at offset <n>\" on stderr\n";
+
+static int bad_usage(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "hprof: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nTry 'hprof --help'.\n");
+    return HP_EXIT_USAGE;
+}
+
+static int number(const char *s, long *out)
+{
+    char *end;
+    *out = strtol(s, &end, 10);
+    return *s != '\0' && *end == '\0';
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) return bad_usage("%s", "missing command");
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        fputs(usage, stdout);
+        return HP_EXIT_OK;
+    }
+    cmd_fn fn = NULL;
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name)) fn = commands[i].fn;
+    if (!fn) return bad_usage("unknown command '%s'", argv[1]);
+
+    hp_opts o = {.model = hp_model_default(), .max_errors = 20};
+    const char *path = NULL;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        int has_value = !strcmp(a, "--dump") || !strcmp(a, "--top") ||
+                        !strcmp(a, "--max-errors") || !strcmp(a, "--model");
+        if (has_value && i + 1 == argc) return bad_usage("option %s needs a value", a);
+        if (!strcmp(a, "--heap")) {
+            o.heap = 1;
+        } else if (!strcmp(a, "--shallow")) {
+            o.shallow = 1;
+        } else if (!strcmp(a, "--strict")) {
+            o.strict = 1;
+        } else if (!strcmp(a, "--model")) {
+            if (!(o.model = hp_model_find(argv[++i])))
+                return bad_usage("unknown size model '%s'", argv[i]);
+        } else if (has_value) {
+            long n;
+            if (!number(argv[++i], &n)) return bad_usage("option needs a number, got '%s'", argv[i]);
+            if (!strcmp(a, "--dump") && n >= 1) o.dump = n;
+            else if (!strcmp(a, "--top") && n >= 1) o.top = n;
+            else if (!strcmp(a, "--max-errors") && n >= -1) o.max_errors = n;
+            else return bad_usage("value out of range: %s", argv[i]);
+        } else if (a[0] == '-' && a[1] != '\0') {
+            return bad_usage("unknown option '%s'", a);
+        } else if (path) {
+            return bad_usage("unexpected argument '%s'", a);
+        } else {
+            path = a;
+        }
+    }
+    if (!path) return bad_usage("%s", "missing FILE");
+
+    hp_file f;
+    hp_error e;
+    if (hp_open(&f, path, &e) != 0) {
+        hp_report(stderr, &f, &e);
+        int io = f.base == NULL;
+        hp_close(&f);
+        return io ? HP_EXIT_IO : HP_EXIT_MALFORMED;
+    }
+    int rc = fn(&f, &o, stdout, stderr);
+    if (fflush(stdout) != 0 && rc == HP_EXIT_OK) rc = HP_EXIT_IO;
+    hp_close(&f);
+    return rc;
+}

@@ -1,0 +1,31 @@
+/* Shared state of `hprof verify` (verify.c: records, verify_heap.c: heap dumps). */
+#ifndef HPROF_CLI_VERIFY_H
+#define HPROF_CLI_VERIFY_H
+
+#include "cli.h"
+#include "index.h"
+
+typedef struct {
+    const hp_file *f;
+    const hp_index *ix;
+    FILE *err;
+    uint64_t nerrors, nwarnings;
+    long max_errors;
+    int strict; /* dangling object references are errors, not warnings */
+    uint64_t objects; /* dumped objects over all heap dumps */
+} hp_verifier;
+
+/* Reports one problem (printing only the first max_errors). */
+void hp_verr(hp_verifier *v, uint64_t offset, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Reports a reference to an object missing from its heap dump: a warning,
+ * since the JVM's own dumps have them (e.g. CDS archived-object arrays),
+ * or an error with --strict. */
+void hp_vdangling(hp_verifier *v, uint64_t offset, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Checks heap dump d: sub-record syntax, class layouts, and (unless shallow)
+ * that every referenced object exists in that dump. */
+void hp_verify_dump(hp_verifier *v, size_t d, int shallow);
+
+#endif
