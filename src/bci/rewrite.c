@@ -69,7 +69,12 @@ static const char *rewrite_methods(rw_ctx *x, char *where, size_t where_len)
             return "bad method name or descriptor";
         }
         method_plan p = {.mnum = BCI_SKIP, .ctor = strcmp(name, "<init>") == 0};
-        if (!x->force) {
+        /* The VM registers objects for finalization only when their class's
+         * finalize() is not a lone `return`; keep such methods intact. */
+        int empty_finalizer = !strcmp(name, "finalize") && !strcmp(desc, "()V") &&
+                              code->len >= 9 && be_u4(code->data + 4) == 1 &&
+                              code->data[8] == 0xb1;
+        if (!x->force && !empty_finalizer) {
             const struct bci_hooks *h = x->h;
             p.mnum = h->method_number ? h->method_number(h->ctx, name, desc, m->access) : i;
             p.object_init = is_object && h->object_init_name && p.ctor && !strcmp(desc, "()V");
