@@ -1,0 +1,51 @@
+/* Type names and basic types as the formats write them. */
+#include "tables/names.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+static void expect(const char *sig, const char *want)
+{
+    char *got = hp_sig_to_name(sig);
+    assert_non_null(got);
+    assert_string_equal(got, want);
+    free(got);
+}
+
+static void test_names(void **state)
+{
+    (void)state;
+    expect("Ljava/lang/String;", "java.lang.String");
+    expect("[I", "int[]");
+    expect("[[Z", "boolean[][]");
+    expect("[Ljava/lang/Object;", "java.lang.Object[]");
+    expect("[[[Ljava/lang/Thread$State;", "java.lang.Thread$State[][][]");
+    expect("J", "long");
+    expect("Lcom/x/Foo$$Lambda$14.0x0000000800c03000;", "com.x.Foo$$Lambda$14.0x0000000800c03000");
+    expect("", "");
+}
+
+static void test_basic_types(void **state)
+{
+    (void)state;
+    const char *sigs = "L[ZCFDBSIJ";
+    const int types[] = {2, 2, 4, 5, 6, 7, 8, 9, 10, 11};
+    const int sizes[] = {8, 8, 1, 2, 4, 8, 1, 2, 4, 8};
+    for (int i = 0; sigs[i]; i++) {
+        assert_int_equal(hp_basic_type(sigs[i]), types[i]);
+        assert_int_equal(hp_basic_type_size(types[i], 8), sizes[i]);
+    }
+    assert_int_equal(hp_basic_type('V'), 0);
+    assert_int_equal(hp_basic_type_size(2, 4), 4);
+    assert_int_equal(hp_basic_type_size(3, 8), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_names), cmocka_unit_test(test_basic_types)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
