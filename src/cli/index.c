@@ -24,8 +24,10 @@ static int add_dump_record(hp_index *ix, int open_new, uint64_t offset, hp_error
     return 0;
 }
 
+/* Keeps the first definition of a key; `hprof verify` reports later ones. */
 static int put(hp_idmap *m, uint64_t key, uint64_t offset, hp_error *err)
 {
+    if (hp_idmap_get(m, key)) return 0;
     return hp_idmap_put(m, key, offset) < 0 ? hp_fail(err, offset, "out of memory") : 0;
 }
 

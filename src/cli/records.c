@@ -129,14 +129,14 @@ int hp_cmd_records(const hp_file *f, const hp_opts *opts, FILE *out, FILE *err)
     int rc;
     fprintf(out, "%s, ID size %u, time stamp %" PRIu64 " ms\n", f->version, f->id_size,
             f->timestamp_ms);
-    fprintf(out, "%12s %-18s %10s %10s  fields\n", "offset", "tag", "time(us)", "length");
+    fprintf(out, "%12s %-18s %10s %10s fields\n", "offset", "tag", "time(us)", "length");
     while ((rc = hp_next_record(f, &pos, &r, &e)) == 1) {
         const char *name = hp_tag_name(r.tag);
         if (hp_parse_record(f, &r, &o, &e) != 0) {
             hp_report(err, f, &e);
             return HP_EXIT_MALFORMED;
         }
-        fprintf(out, "%12" PRIu64 " %-18s %10u %10u ", r.offset, name, r.time, r.length);
+        fprintf(out, "%12" PRIu64 " %-18s %10u %10u", r.offset, name, r.time, r.length);
         fields(out, f, &r, &o);
         fputc('\n', out);
         if (opts->heap && (r.tag == HP_HEAP_DUMP || r.tag == HP_HEAP_DUMP_SEGMENT)) {

@@ -104,13 +104,14 @@ static void need_class(hp_verifier *v, const hp_record *r, uint32_t serial)
                 hp_tag_name(r->tag), serial);
 }
 
-/* Reports a record whose key an earlier record of the same kind already used. */
+/* Reports a record whose key an earlier record of the same kind already used
+ * (the index keeps the first definition of every key). */
 static void unique(hp_verifier *v, const hp_record *r, const hp_idmap *m, uint64_t key,
                    const char *what)
 {
     const uint64_t *at = hp_idmap_get(m, key);
     if (at && *at != r->offset)
-        hp_verr(v, r->offset, "%s %s 0x%" PRIx64 " also defined at offset %" PRIu64,
+        hp_verr(v, r->offset, "duplicate %s %s 0x%" PRIx64 " (first at offset %" PRIu64 ")",
                 hp_tag_name(r->tag), what, key, *at);
 }
 
@@ -126,7 +127,7 @@ static void check_references(hp_verifier *v)
     while (hp_next_record(f, &pos, &r, &e) == 1) {
         if (hp_parse_record(f, &r, &o, &e)) continue;
         switch (r.tag) {
-        case HP_UTF8: break; /* the index keeps the last of duplicates; see below */
+        case HP_UTF8: unique(v, &r, &ix->strings, o.utf8.id, "string ID"); break;
         case HP_LOAD_CLASS:
             unique(v, &r, &ix->serials, o.load_class.serial, "class serial");
             need_string(v, &r, o.load_class.name_id, "class name");
@@ -179,11 +180,6 @@ static void check_references(hp_verifier *v)
         default: break;
         }
     }
-    /* Duplicate UTF8 IDs: the index holds the last one, so any other is a repeat. */
-    pos = f->first_record;
-    while (hp_next_record(f, &pos, &r, &e) == 1)
-        if (r.tag == HP_UTF8 && hp_parse_record(f, &r, &o, &e) == 0)
-            unique(v, &r, &ix->strings, o.utf8.id, "string ID");
 }
 
 int hp_cmd_verify(const hp_file *f, const hp_opts *opts, FILE *out, FILE *err)

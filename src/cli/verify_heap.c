@@ -88,7 +88,7 @@ static hp_class *need_class(dump_ctx *c, const hp_sub *s, uint64_t class_id, con
 {
     hp_class *k = hp_classes_get(&c->classes, class_id);
     if (!k)
-        hp_verr(c->v, s->offset, "%s 0x%" PRIx64 " %s 0x%" PRIx64 " has no CLASS DUMP in this heap dump",
+        hp_verr(c->v, s->offset, "%s 0x%" PRIx64 " %s 0x%" PRIx64 ", which has no CLASS DUMP in this heap dump",
                 hp_sub_name(s->tag), s->id, what, class_id);
     return k;
 }

@@ -1,0 +1,24 @@
+/* libFuzzer entry point: every subcommand over one in-memory file. */
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cli.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static FILE *sink;
+    static int (*const fns[])(const hp_file *, const hp_opts *, FILE *, FILE *) = {
+        hp_cmd_verify, hp_cmd_records, hp_cmd_summary, hp_cmd_histo,
+        hp_cmd_sites,  hp_cmd_samples, hp_cmd_threads, hp_cmd_text};
+    if (!sink) sink = fopen("/dev/null", "w");
+    hp_file f;
+    hp_error e;
+    if (hp_open_mem(&f, "fuzz", data, size, &e) != 0) return 0;
+    for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
+        hp_opts o = {.model = hp_model_default(), .max_errors = 5, .heap = 1};
+        fns[i](&f, &o, sink, sink);
+    }
+    return 0;
+}
