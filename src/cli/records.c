@@ -4,13 +4,14 @@
 
 #include "cli.h"
 
-/* Prints up to 60 bytes of a UTF8 body, escaping what would break the line. */
+/* Prints up to 60 bytes of a UTF8 body; control and non-ASCII bytes are escaped
+ * because JVM strings are modified UTF-8, which is not always valid UTF-8. */
 static void put_chars(FILE *out, const uint8_t *s, uint32_t len)
 {
     fputc('"', out);
     for (uint32_t i = 0; i < len && i < 60; i++) {
         if (s[i] == '"' || s[i] == '\\') fputc('\\', out);
-        if (s[i] < 0x20 || s[i] == 0x7f)
+        if (s[i] < 0x20 || s[i] >= 0x7f)
             fprintf(out, "\\x%02x", s[i]);
         else
             fputc(s[i], out);

@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Integration test: a JVM's own heap dump through the hprof front end.
+
+Runs CliDumpTest on the given JDK (it keeps exactly 12345 CliTestObj
+instances, prints the JVM's class-histogram row for them and dumps its heap
+with HotSpotDiagnosticMXBean.dumpHeap), then checks that
+  - `hprof verify` accepts the dump (exit 0, "OK" summary line),
+  - `hprof histo` reports exactly 12345 CliTestObj instances and the same
+    byte total as the JVM's own class histogram,
+  - `hprof summary`, `records`, `threads` and `text` succeed, and the main
+    thread's stack names CliDumpTest.main,
+  - a truncated copy of the dump is rejected with exit 1 and the documented
+    "hprof: error: <file>: <what> at offset <n>" message.
+usage: jdk_dump_test.py JAVA_HOME HPROF_BINARY SOURCE_DIR WORK_DIR (a per-JDK subfolder is used)
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+COUNT = 12345
+
+
+def run(cmd, **kw):
+    # JVM strings are modified UTF-8; decode leniently.
+    return subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=120, **kw)
+
+
+def fail(msg, res=None):
+    print("FAIL:", msg)
+    if res is not None:
+        print("exit", res.returncode, "\nstdout:", res.stdout[-3000:], "\nstderr:", res.stderr[-3000:])
+    sys.exit(1)
+
+
+def main():
+    java_home, hprof, src, work = sys.argv[1:5]
+    work = os.path.join(work, os.path.basename(os.path.normpath(java_home)))
+    if not os.path.exists(os.path.join(java_home, "bin", "java")):
+        print("no JDK at", java_home)
+        sys.exit(77)
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    res = run([os.path.join(java_home, "bin", "javac"), "-d", work,
+               os.path.join(src, "CliDumpTest.java")])
+    if res.returncode:
+        fail("javac", res)
+    dump = os.path.join(work, "dump.hprof")
+    res = run([os.path.join(java_home, "bin", "java"), "-Xmx256m", "-cp", work, "CliDumpTest", dump])
+    if res.returncode:
+        fail("java", res)
+    m = re.search(r"JVMHISTO\s+\d+:\s+(\d+)\s+(\d+)\s+CliTestObj", res.stdout)
+    if not m or int(m.group(1)) != COUNT:
+        fail("JVM histogram line missing or wrong", res)
+    jvm_bytes = int(m.group(2))
+
+    res = run([hprof, "verify", dump])
+    if res.returncode or not re.match(r".*: OK: JAVA PROFILE 1\.0\.2, ID size 8, ", res.stdout):
+        fail("hprof verify", res)
+    print(res.stdout.strip())
+
+    res = run([hprof, "histo", dump])
+    if res.returncode:
+        fail("hprof histo", res)
+    row = re.search(r"^\s*\d+:\s+(\d+)\s+(\d+)\s+CliTestObj$", res.stdout, re.M)
+    if not row:
+        fail("no CliTestObj row in histo", res)
+    count, nbytes = int(row.group(1)), int(row.group(2))
+    print(f"histo: CliTestObj {count} instances, {nbytes} bytes; JVM: {COUNT} instances, {jvm_bytes} bytes")
+    if count != COUNT:
+        fail(f"histo counted {count} CliTestObj, expected {COUNT}")
+    if nbytes != jvm_bytes:
+        fail(f"histo estimated {nbytes} bytes, the JVM reports {jvm_bytes}")
+    arr = re.search(r"^\s*\d+:\s+1\s+\d+\s+CliTestObj\[\]$", res.stdout, re.M)
+    if not arr:
+        fail("no single CliTestObj[] row in histo", res)
+
+    for sub in ("summary", "records", "text"):
+        res = run([hprof, sub, dump])
+        if res.returncode or res.stderr:
+            fail("hprof " + sub, res)
+    res = run([hprof, "threads", dump])
+    if res.returncode or "\tCliDumpTest.main(CliDumpTest.java:" not in res.stdout:
+        fail("hprof threads: main thread stack", res)
+
+    with open(dump, "rb") as f:
+        data = f.read()
+    cut = os.path.join(work, "cut.hprof")
+    with open(cut, "wb") as f:
+        f.write(data[: len(data) // 2])
+    res = run([hprof, "verify", cut])
+    if res.returncode != 1 or not re.match(
+            r"hprof: error: .*cut\.hprof: .* at offset \d+\n", res.stderr):
+        fail("truncated dump not rejected as documented", res)
+    print("truncated copy:", res.stderr.splitlines()[0])
+    shutil.rmtree(work, ignore_errors=True)
+    print("PASS")
+
+
+main()
