@@ -58,7 +58,7 @@ static int cmp_u64(const void *a, const void *b)
 
 static int exists(const dump_ctx *c, uint64_t id)
 {
-    return c->shallow || bsearch(&id, c->ids, c->nids, sizeof id, cmp_u64) != NULL;
+    return c->shallow || (c->nids && bsearch(&id, c->ids, c->nids, sizeof id, cmp_u64));
 }
 
 static void need_object(dump_ctx *c, const hp_sub *s, uint64_t id, const char *what)
@@ -235,7 +235,7 @@ void hp_verify_dump(hp_verifier *v, size_t d, int shallow)
     if (c.classes.dup_offset != UINT64_MAX)
         hp_verr(v, c.classes.dup_offset, "CLASS DUMP repeats a class already dumped in this heap dump");
     hp_dump_walk(v->ix, d, collect, &c, &e);
-    if (!c.oom) {
+    if (!c.oom && c.nids) {
         qsort(c.ids, c.nids, sizeof *c.ids, cmp_u64);
         find_duplicates(&c);
     }

@@ -13,6 +13,7 @@ static void reserve(hb_buf *b, size_t n)
 
 void hb_bytes(hb_buf *b, const void *p, size_t n)
 {
+    if (n == 0) return; /* p may be NULL then */
     reserve(b, n);
     memcpy(b->data + b->len, p, n);
     b->len += n;
