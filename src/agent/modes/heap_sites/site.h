@@ -23,7 +23,8 @@
 struct hp_site {
     uint32_t class_serial;
     uint32_t trace_serial;
-    /* Allocations counted at this site (raw: samples in sampled mode). */
+    /* Allocated here: objects in HP_SITE_ONE units (weight.h), bytes. In
+     * sampled mode both are estimates. */
     _Atomic uint64_t alloc_objs, alloc_bytes;
 };
 
@@ -37,7 +38,10 @@ uint32_t hp_site_intern(uint32_t class_serial, uint32_t trace_serial);
 struct hp_site *hp_site_get(uint32_t site);
 uint32_t hp_site_count(void);
 
-static inline uint32_t hp_site_of_tag(hp_objid_t tag) { return hp_objid_site(tag); }
+static inline uint32_t hp_site_of_tag(hp_objid_t tag)
+{
+    return hp_objid_site(tag);
+}
 /* The allocation trace of the site; the empty trace (300000) if none. */
 uint32_t hp_site_trace_serial(uint32_t site);
 /* The class allocated at the site; 0 if none. */

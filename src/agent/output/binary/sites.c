@@ -1,0 +1,51 @@
+/* ALLOC SITES (0x06). Deviations from the JDK 8 agent, on purpose: the
+ * cutoff is a real IEEE float (the manual's u4 "floating point"; JDK 8 wrote
+ * half of a double), and the 64-bit counts saturate at 0xFFFFFFFF in u4
+ * fields instead of wrapping. */
+#include "../../tables/class.h"
+#include "../../tables/names.h"
+#include "../sites_encoder.h"
+#include "record.h"
+
+#include <string.h>
+
+static uint32_t sat32(uint64_t v)
+{
+    return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+/* 0 for a plain object, else the basic type of the array's elements. */
+static uint8_t array_type(uint32_t class_serial)
+{
+    const struct hp_class *c = hp_class_get(class_serial);
+    if (c == NULL || c->sig == NULL || c->sig[0] != '[') return 0;
+    return (uint8_t)hp_basic_type(c->sig[1]);
+}
+
+static void sites(const struct hp_sites_report *r)
+{
+    struct hp_rec rec;
+    uint32_t cutoff;
+    memcpy(&cutoff, &r->cutoff, sizeof cutoff);
+    hp_rec_begin(&rec, HP_TAG_ALLOC_SITES);
+    hp_rec_u2(&rec, 0); /* complete, sorted by live bytes */
+    hp_rec_u4(&rec, cutoff);
+    hp_rec_u4(&rec, sat32(r->live_bytes));
+    hp_rec_u4(&rec, sat32(r->live_objs));
+    hp_rec_u8(&rec, r->alloc_bytes);
+    hp_rec_u8(&rec, r->alloc_objs);
+    hp_rec_u4(&rec, sat32(r->n_rows));
+    for (size_t i = 0; i < r->n_rows && i < UINT32_MAX; i++) {
+        const struct hp_sites_row *s = &r->rows[i];
+        hp_rec_u1(&rec, array_type(s->class_serial));
+        hp_rec_u4(&rec, s->class_serial);
+        hp_rec_u4(&rec, s->trace_serial);
+        hp_rec_u4(&rec, sat32(s->live_bytes));
+        hp_rec_u4(&rec, sat32(s->live_objs));
+        hp_rec_u4(&rec, sat32(s->alloc_bytes));
+        hp_rec_u4(&rec, sat32(s->alloc_objs));
+    }
+    hp_rec_end(&rec);
+}
+
+const struct hp_sites_encoder hp_binary_sites_encoder = {sites};
