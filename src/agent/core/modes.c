@@ -3,14 +3,10 @@
 
 #include <string.h>
 
-extern const struct hp_mode hp_mode_monitor;
 extern const struct hp_mode hp_mode_heap_sites;
 
 /* Every mode this build has, in dump order. */
-extern const struct hp_mode hp_cpu_samples_mode;
 static const struct hp_mode *const all_modes[] = {
-    &hp_cpu_samples_mode,
-    &hp_mode_monitor,
     &hp_mode_heap_sites,
     NULL,
 };
