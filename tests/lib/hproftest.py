@@ -98,6 +98,9 @@ THREAD_START = re.compile(
 THREAD_END = re.compile(r"THREAD END \(id = (\d+)\)$")
 TRACE_HEAD = re.compile(r"TRACE (\d+):( \(thread=(\d+)\))?$")
 FRAME = re.compile(r"\t(\S+)\.([^.(\s]+)\((.*):(\d+|Unknown line|Native method)\)$")
+MONITOR_EVENT = re.compile(
+    r"(WAIT: MONITOR (\S+), timeout=(-?\d+)|WAITED: MONITOR (\S+), time_waited=(-?\d+)),"
+    r" thread (\d+)$")
 SECTION_BEGIN = re.compile(
     r"(SITES|CPU SAMPLES|CPU TIME \(ms\)|HEAP DUMP|MONITOR DUMP|MONITOR TIME) BEGIN\b")
 
@@ -122,6 +125,7 @@ class AsciiProfile:
         self.thread_ends = []
         self.traces = {}  # serial -> (thread or None, [(class, method, source, line)])
         self.sections = []  # (title line, [body lines])
+        self.monitor_events = []  # ("WAIT"|"WAITED", signature, value, thread)
         if lines[-1] != "":
             raise AssertionError("file does not end with a newline")
         i = sep + 2
@@ -136,6 +140,13 @@ class AsciiProfile:
             m = THREAD_END.match(line)
             if m:
                 self.thread_ends.append(int(m.group(1)))
+                i += 1
+                continue
+            m = MONITOR_EVENT.match(line)
+            if m:
+                kind = "WAIT" if m.group(2) else "WAITED"
+                self.monitor_events.append((kind, m.group(2) or m.group(4),
+                                            int(m.group(3) or m.group(5)), int(m.group(6))))
                 i += 1
                 continue
             m = TRACE_HEAD.match(line)
