@@ -91,3 +91,33 @@ int hp_class_layout(const hp_classes *c, hp_class *k)
     k->layout_state = state;
     return state > 0 ? 0 : -1;
 }
+
+int hp_instance_field(const hp_classes *c, const hp_index *ix, const hp_sub *s,
+                      const char *name, uint8_t *type, uint64_t *value)
+{
+    const hp_file *f = ix->f;
+    hp_class *k = hp_classes_get(c, s->ref);
+    if (!k || hp_class_layout(c, k) != 0 || hp_class_field_bytes(k, f->id_size) != s->data_len)
+        return 0;
+    size_t want = strlen(name);
+    const uint8_t *val = s->data;
+    for (size_t steps = 0; k && steps < c->n; steps++) {
+        const uint8_t *p = k->fields;
+        for (unsigned i = 0; i < k->nfields; i++) {
+            hp_field fl;
+            const uint8_t *chars;
+            uint32_t len;
+            hp_next_field(f, &p, &fl);
+            unsigned size = hp_type_size(fl.type, f->id_size);
+            if (hp_index_string(ix, fl.name_id, &chars, &len) && len == want &&
+                memcmp(chars, name, want) == 0) {
+                *type = fl.type;
+                *value = hp_value(val, size);
+                return 1;
+            }
+            val += size;
+        }
+        k = k->super ? hp_classes_get(c, k->super) : NULL;
+    }
+    return 0;
+}

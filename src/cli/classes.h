@@ -39,4 +39,12 @@ static inline uint64_t hp_class_field_bytes(const hp_class *k, uint32_t id_size)
     return k->refs * id_size + k->prim_bytes;
 }
 
+/*
+ * Finds instance field `name` (searching the class, then its supers) in an
+ * INSTANCE DUMP whose byte count matches its class layout. Returns 1 with the
+ * field's type and value, or 0.
+ */
+int hp_instance_field(const hp_classes *c, const hp_index *ix, const hp_sub *s,
+                      const char *name, uint8_t *type, uint64_t *value);
+
 #endif

@@ -4,6 +4,7 @@
 
 #include "ascii.h"
 #include "cli.h"
+#include "threadnames.h"
 
 static int open_index(hp_index *ix, const hp_file *f, FILE *err)
 {
@@ -92,21 +93,47 @@ int hp_cmd_samples(const hp_file *f, const hp_opts *opts, FILE *out, FILE *err)
 }
 
 typedef struct {
-    FILE *out;
-    const hp_index *ix;
-    size_t dump;
-} threads_ctx;
+    uint64_t obj;
+    uint32_t serial, trace;
+} thread_root;
+
+typedef struct {
+    thread_root *v;
+    size_t n, cap;
+    hp_idmap names; /* thread object -> name, see hp_thread_names() */
+} roots_ctx;
 
 /* Heap dumps (the JVM's among them) list threads only as ROOT THREAD OBJECTs. */
-static int thread_root(void *vc, const hp_sub *s, hp_error *err)
+static int collect_root(void *vc, const hp_sub *s, hp_error *err)
 {
-    threads_ctx *c = vc;
-    (void)err;
+    roots_ctx *c = vc;
     if (s->tag != HP_ROOT_THREAD_OBJECT) return 0;
-    fprintf(c->out, "THREAD OBJ %" PRIx64 " (id = %u, trace = %u, heap dump %zu)\n", s->id,
-            s->thread, s->depth, c->dump + 1);
-    hp_print_trace(c->out, c->ix, s->depth);
-    return 0;
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? c->cap * 2 : 16;
+        thread_root *v = realloc(c->v, cap * sizeof *v);
+        if (!v) return hp_fail(err, s->offset, "out of memory");
+        c->v = v;
+        c->cap = cap;
+    }
+    c->v[c->n++] = (thread_root){s->id, s->thread, s->depth};
+    return hp_idmap_put(&c->names, s->id, 0) < 0 ? hp_fail(err, s->offset, "out of memory") : 0;
+}
+
+static int dump_threads(FILE *out, const hp_index *ix, size_t d, hp_error *err)
+{
+    roots_ctx c = {0};
+    int rc = hp_dump_walk(ix, d, collect_root, &c, err);
+    if (rc == 0) rc = hp_thread_names(ix, d, &c.names, err);
+    for (size_t i = 0; rc == 0 && i < c.n; i++) {
+        const uint64_t *name = hp_idmap_get(&c.names, c.v[i].obj);
+        fprintf(out, "THREAD OBJ %" PRIx64 " (id = %u, trace = %u, name=\"%s\", heap dump %zu)\n",
+                c.v[i].obj, c.v[i].serial, c.v[i].trace,
+                name && *name ? (const char *)(uintptr_t)*name : "", d + 1);
+        hp_print_trace(out, ix, c.v[i].trace);
+    }
+    free(c.v);
+    hp_thread_names_free(&c.names);
+    return rc;
 }
 
 int hp_cmd_threads(const hp_file *f, const hp_opts *opts, FILE *out, FILE *err)
@@ -124,8 +151,7 @@ int hp_cmd_threads(const hp_file *f, const hp_opts *opts, FILE *out, FILE *err)
             hp_print_thread(out, &ix, &r, &o);
     int rc = HP_EXIT_OK;
     for (size_t d = 0; d < ix.ndumps && rc == HP_EXIT_OK; d++) {
-        threads_ctx c = {out, &ix, d};
-        if (hp_dump_walk(&ix, d, thread_root, &c, &e) != 0) {
+        if (dump_threads(out, &ix, d, &e) != 0) {
             hp_report(err, f, &e);
             rc = HP_EXIT_MALFORMED;
         }

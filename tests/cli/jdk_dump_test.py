@@ -81,8 +81,10 @@ def main():
         if res.returncode or res.stderr:
             fail("hprof " + sub, res)
     res = run([hprof, "threads", dump])
-    if res.returncode or "\tCliDumpTest.main(CliDumpTest.java:" not in res.stdout:
-        fail("hprof threads: main thread stack", res)
+    if (res.returncode or "\tCliDumpTest.main(CliDumpTest.java:" not in res.stdout
+            or not re.search(r'^THREAD OBJ [0-9a-f]+ \(id = \d+, trace = \d+, name="main", heap dump 1\)$',
+                             res.stdout, re.M)):
+        fail("hprof threads: main thread name and stack", res)
 
     with open(dump, "rb") as f:
         data = f.read()

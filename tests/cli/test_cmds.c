@@ -112,10 +112,73 @@ static void threads(void **state)
     snprintf(want, sizeof want,
              "THREAD START (obj=2040, id = 200001, name=\"main\", group=\"main\")\n"
              "THREAD END (id = 200001)\n"
-             "THREAD OBJ 2040 (id = 200001, trace = 300001, heap dump 1)\n%s",
+             "THREAD OBJ 2040 (id = 200001, trace = 300001, name=\"\", heap dump 1)\n%s",
              trace_300001);
     assert_string_equal(r.out, want);
     run_free(&r);
+}
+
+/* A thread root, its Thread (class 0x9000) and its compact name String (0x9010). */
+static void named_thread(hb_buf *b, uint64_t thread, uint32_t serial, uint8_t coder,
+                         const char *bytes, uint32_t n)
+{
+    uint64_t str = thread + 1, arr = thread + 2;
+    hb_u1(b, 0x08);
+    hb_id(b, thread);
+    hb_u4(b, serial);
+    hb_u4(b, 0);
+    hb_u1(b, 0x21);
+    hb_id(b, thread);
+    hb_u4(b, 0);
+    hb_id(b, 0x9000);
+    hb_u4(b, 8);
+    hb_id(b, str);
+    hb_u1(b, 0x21);
+    hb_id(b, str);
+    hb_u4(b, 0);
+    hb_id(b, 0x9010);
+    hb_u4(b, 9);
+    hb_id(b, arr);
+    hb_u1(b, coder);
+    hb_u1(b, 0x23);
+    hb_id(b, arr);
+    hb_u4(b, 0);
+    hb_u4(b, n);
+    hb_u1(b, 8);
+    hb_bytes(b, bytes, n);
+}
+
+static void thread_names(void **state)
+{
+    (void)state;
+    static const uint64_t thread_fields[] = {50}, string_fields[] = {51, 52};
+    static const uint8_t thread_types[] = {2}, string_types[] = {2, 8};
+    hb_buf b;
+    hb_init(&b, "1.0.2", 8);
+    hb_utf8(&b, 50, "name");
+    hb_utf8(&b, 51, "value");
+    hb_utf8(&b, 52, "coder");
+    hb_utf8(&b, 53, "java/lang/Thread");
+    hb_utf8(&b, 54, "java/lang/String");
+    hb_load_class(&b, 1, 0x9000, 0, 53);
+    hb_load_class(&b, 2, 0x9010, 0, 54);
+    size_t r = hb_begin(&b, 0x1C);
+    hb_class_dump(&b, 0x9000, 0, 8, 1, thread_fields, thread_types);
+    hb_class_dump(&b, 0x9010, 0, 9, 2, string_fields, string_types);
+    named_thread(&b, 0xA000, 1, 0, "worker", 6);
+    named_thread(&b, 0xB000, 2, 1, "\xA9\x03", 2); /* U+03A9 in UTF-16LE */
+    hb_end(&b, r);
+    hb_end(&b, hb_begin(&b, 0x2C));
+    hp_opts o = run_opts();
+    o.strict = 1;
+    run_result v = run_cmd(hp_cmd_verify, &b, &o);
+    assert_int_equal(v.rc, 0);
+    run_free(&v);
+    run_result t = run_cmd(hp_cmd_threads, &b, &o);
+    assert_string_equal(t.out, "THREAD OBJ a000 (id = 1, trace = 0, name=\"worker\", heap dump 1)\n"
+                               "THREAD OBJ b000 (id = 2, trace = 0, name=\"\xCE\xA9\", heap dump 1)\n");
+    run_free(&t);
+    hb_free(&b);
 }
 
 static void text(void **state)
@@ -219,7 +282,7 @@ int main(void)
     tzset();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(histo),   cmocka_unit_test(sites_and_samples),
-        cmocka_unit_test(threads), cmocka_unit_test(text),
+        cmocka_unit_test(threads), cmocka_unit_test(thread_names), cmocka_unit_test(text),
         cmocka_unit_test(records_and_summary), cmocka_unit_test(malformed_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
