@@ -1,0 +1,144 @@
+/* cpu=samples: CPU-time driven, asynchronous stack sampling (README,
+ * "How cpu=samples works"). Timers (timers.c) signal only threads that are
+ * on a CPU; the handler (sampler.c) queues AsyncGetCallTrace stacks
+ * (ring.c); the drain (drain.c) turns them into traces and counts
+ * (counts.c); the dump writes the CPU SAMPLES table. */
+#include "../../core/mode.h"
+#include "../../core/agent.h"
+#include "../../core/error.h"
+#include "../../io/writer.h"
+#include "../../output/cpu_report_encoder.h"
+#include "../../output/encoder.h"
+#include "../../tables/trace.h"
+#include "counts.h"
+#include "drain.h"
+#include "method_ids.h"
+#include "ring.h"
+#include "sampler.h"
+#include "timers.h"
+
+#include <stdlib.h>
+
+/* depth=0 samples nothing, as in the original (reference §3.11). */
+static bool sampling_wanted(void)
+{
+    return hp.opt.depth > 0;
+}
+
+/* AsyncGetCallTrace works only while some agent has ClassLoad enabled. */
+static void JNICALL on_class_load(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jclass klass)
+{
+    (void)jvmti;
+    (void)jni;
+    (void)thread;
+    (void)klass;
+}
+
+static bool on_load(struct hp_setup *s)
+{
+    if (!sampling_wanted()) return true;
+    s->events->ClassLoad = on_class_load;
+    /* The handler must be in place before the first timer is armed, and
+     * thread_start arms "main" before vm_init runs. */
+    return hp_ring_init(hp.opt.depth) && hp_timers_init(hp.opt.interval_ms) &&
+           hp_sampler_install(hp.opt.depth);
+}
+
+static void vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+    if (!sampling_wanted()) return;
+    hp_jvmti_ok(
+        jvmti,
+        (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_CLASS_LOAD, NULL),
+        "SetEventNotificationMode");
+    hp_method_ids_of_loaded(jvmti, jni);
+    if (!hp_drain_thread_start(jvmti, jni)) return; /* the report stays empty */
+    hp_sampler_enable(true);
+    hp_timers_arm_unseen();
+}
+
+static void thread_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, struct hp_thread *t,
+                         bool current)
+{
+    (void)jvmti;
+    (void)jni;
+    (void)thread;
+    if (!sampling_wanted() || !current) return; /* others: hp_timers_arm_unseen */
+    if (t->agent)
+        hp_timers_remove_current();
+    else
+        hp_timers_arm_current(t->serial);
+}
+
+static void thread_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, struct hp_thread *t)
+{
+    (void)jvmti;
+    (void)jni;
+    (void)thread;
+    (void)t;
+    if (sampling_wanted()) hp_timers_remove_current();
+}
+
+static void class_prepare(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jclass klass)
+{
+    (void)jni;
+    (void)thread;
+    if (sampling_wanted()) hp_method_ids_of_class(jvmti, klass);
+}
+
+/* The rows the original listed: most samples first, up to the first whose
+ * share is below the cutoff. */
+static size_t listed(const struct hp_cpu_row *rows, size_t n, uint64_t total)
+{
+    size_t k = 0;
+    while (k < n && (double)rows[k].cost / (double)total >= hp.opt.cutoff)
+        k++;
+    return k;
+}
+
+static void dump(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+    if (sampling_wanted()) hp_drain_now(jvmti, jni);
+    size_t n = 0;
+    uint64_t total = 0;
+    struct hp_cpu_row *rows = hp_cpu_counts_snapshot(&n, &total);
+    struct hp_cpu_report report = {HP_CPU_SAMPLES, total, rows, rows ? listed(rows, n, total) : 0};
+    const struct hp_cpu_report_encoder *enc =
+        hp_output_binary() ? &hp_binary_cpu_report : &hp_ascii_cpu_report;
+    hp_out_lock();
+    for (size_t i = 0; i < report.n_rows; i++)
+        hp_trace_write(rows[i].trace);
+    enc->report(&report);
+    hp_out_unlock();
+    free(rows);
+}
+
+static void reset(void)
+{
+    hp_cpu_counts_forget_reported();
+}
+
+static void vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+    (void)jvmti;
+    (void)jni;
+    if (!sampling_wanted()) return;
+    /* Stop the signals first; the final dump drains what is queued. */
+    hp_timers_stop_all();
+    hp_sampler_uninstall();
+    hp_drain_thread_stop();
+    hp_drain_report_losses();
+}
+
+const struct hp_mode hp_mode_cpu_samples = {
+    .option = "cpu=samples",
+    .dump_message = " CPU usage by sampling running threads ...",
+    .on_load = on_load,
+    .vm_init = vm_init,
+    .thread_start = thread_start,
+    .thread_end = thread_end,
+    .class_prepare = class_prepare,
+    .dump = dump,
+    .reset = reset,
+    .vm_death = vm_death,
+};

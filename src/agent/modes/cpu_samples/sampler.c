@@ -1,0 +1,100 @@
+#include "sampler.h"
+
+#include "../../core/agent.h"
+#include "../../core/error.h"
+#include "ring.h"
+#include "timers.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+/* AsyncGetCallTrace's contract (HotSpot's forte.cpp, exported since JDK 6
+ * but never declared in a header): fills `frames` with at most `depth`
+ * frames of the calling thread as of `ucontext`; num_frames < 0 is an
+ * error code. It needs the thread's JNIEnv and the ClassLoad event on. */
+struct agct_trace {
+    JNIEnv *env;
+    jint num_frames;
+    struct hp_agct_frame *frames;
+};
+typedef void (*agct_fn)(struct agct_trace *trace, jint depth, void *ucontext);
+
+static agct_fn agct;
+static jint max_depth;
+static atomic_bool enabled;
+
+static void sample(struct hp_cpu_timer *t, void *ucontext)
+{
+    JNIEnv *env = NULL;
+    /* GetEnv only reads the VM's thread-local current thread. */
+    if ((*hp.vm)->GetEnv(hp.vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK || env == NULL) {
+        hp_timers_disarm_self(t); /* a GC or other VM-internal thread */
+        return;
+    }
+    struct hp_sample *s = hp_ring_claim();
+    if (s == NULL) return;
+    s->thread_serial = atomic_load_explicit(&t->thread_serial, memory_order_relaxed);
+    struct agct_trace trace = {env, 0, s->frames};
+    agct(&trace, max_depth, ucontext);
+    s->n_frames = trace.num_frames;
+    hp_ring_publish(s);
+}
+
+static void on_sigprof(int sig, siginfo_t *si, void *ucontext)
+{
+    (void)sig;
+    int saved = errno;
+    struct hp_cpu_timer *t =
+        si->si_code == SI_TIMER ? hp_timers_from_signal(si->si_value.sival_ptr) : NULL;
+    /* The tid check rejects a late signal of a slot since given to another thread. */
+    if (t && atomic_load_explicit(&enabled, memory_order_acquire) &&
+        atomic_load_explicit(&t->tid, memory_order_relaxed) == gettid())
+        sample(t, ucontext);
+    errno = saved;
+}
+
+static agct_fn find_agct(void)
+{
+    void *f = dlsym(RTLD_DEFAULT, "AsyncGetCallTrace");
+    if (f == NULL) {
+        void *jvm = dlopen("libjvm.so", RTLD_NOW | RTLD_NOLOAD);
+        if (jvm) f = dlsym(jvm, "AsyncGetCallTrace");
+    }
+    agct_fn fn;
+    memcpy(&fn, &f, sizeof fn); /* object pointer to function pointer, as POSIX allows */
+    return fn;
+}
+
+bool hp_sampler_install(int depth)
+{
+    agct = find_agct();
+    if (agct == NULL) {
+        hp_error("cpu=samples: this JVM has no AsyncGetCallTrace");
+        return false;
+    }
+    max_depth = depth;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_sigprof;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGPROF, &sa, NULL) != 0) {
+        hp_error("cpu=samples: cannot install the SIGPROF handler (%s)", strerror(errno));
+        return false;
+    }
+    return true;
+}
+
+void hp_sampler_enable(bool on)
+{
+    atomic_store_explicit(&enabled, on, memory_order_release);
+}
+
+void hp_sampler_uninstall(void)
+{
+    hp_sampler_enable(false);
+    signal(SIGPROF, SIG_IGN);
+}
