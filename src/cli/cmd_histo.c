@@ -37,7 +37,7 @@ int hp_cmd_histo(const hp_file *f, const hp_opts *o, FILE *out, FILE *err)
         hp_report(err, f, &e);
         rc = HP_EXIT_MALFORMED;
     } else {
-        qsort(h.rows, h.nrows, sizeof *h.rows, by_bytes);
+        if (h.nrows) qsort(h.rows, h.nrows, sizeof *h.rows, by_bytes);
         fprintf(out, " num     #instances         #bytes  class name\n");
         fprintf(out, "----------------------------------------------\n");
         for (size_t i = 0; i < h.nrows && (o->top == 0 || i < (size_t)o->top); i++) {
