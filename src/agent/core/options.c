@@ -246,7 +246,7 @@ static int parse_one(struct parser *ps, const char *name, bool *seen_output, boo
         return fail(ps, "The precrash option was removed, use -XX:OnError='precrash -p %%%%p'");
     for (size_t k = 0; k < sizeof yn_options / sizeof yn_options[0]; k++) {
         if (strcmp(name, yn_options[k].name) != 0) continue;
-        bool value, *dst = yn_options[k].offset ? (bool *)((char *)o + yn_options[k].offset) : &value;
+        bool value = false, *dst = yn_options[k].offset ? (bool *)((char *)o + yn_options[k].offset) : &value;
         if (parse_yn(ps, name, dst)) return -1;
         if (dst == &o->monitor && o->monitor) *mode_given = true;
         return 0;
