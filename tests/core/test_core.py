@@ -289,6 +289,33 @@ def make_case(env):
             prof = ht.read_binary(os.path.join(self.dir, "out.hprof"))
             self.assertEqual(len(prof.named("ALLOC SITES")), 2)
 
+        def test_sigkill_leaves_whole_records(self):
+            for fmt, name in (("b", "out.hprof"), ("a", "out.txt")):
+                proc = ht.start_java(env, f"heap=sites,format={fmt},file={name}",
+                                     ["WaitForDump"], cwd=self.dir)
+                try:
+                    ht.wait_for_line(proc.stdout, "READY")
+                    proc.stdin.write("work\n")
+                    proc.stdin.flush()
+                    ht.wait_for_line(proc.stdout, "OK work")
+                    os.kill(proc.pid, signal.SIGQUIT)
+                    ht.wait_for_line(proc.stderr, r"done\.")
+                    proc.stdin.write("work\n")  # more records, maybe unflushed
+                    proc.stdin.flush()
+                    ht.wait_for_line(proc.stdout, "OK work")
+                    proc.kill()
+                    proc.wait(60)
+                finally:
+                    for s in (proc.stdin, proc.stdout, proc.stderr):
+                        s.close()
+                path = os.path.join(self.dir, name)
+                if fmt == "b":
+                    prof = ht.read_binary(path)  # raises on a partial record
+                    self.assertEqual(len(prof.named("ALLOC SITES")), 1)
+                else:
+                    prof = ht.read_ascii(path)  # raises on a partial line or section
+                    self.assertEqual(len(prof.sections_named("SITES")), 1)
+
         def test_verbose_n_is_quiet(self):
             p = self.run_java("verbose=n,file=out.txt", ["CoreThreads"])
             self.assertEqual(p.returncode, 0, p.stderr)
