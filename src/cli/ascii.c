@@ -27,10 +27,18 @@ static void print_frame(FILE *out, const hp_index *ix, uint64_t frame_id)
     hp_index_cstring(ix, o.frame.source_id, source, sizeof source, "<Unknown Source>");
     switch (o.frame.line) {
     case 0:
-    case -1: strcpy(line, "Unknown line"); break;
-    case -2: strcpy(line, "Compiled method"); break;
-    case -3: strcpy(line, "Native method"); break;
-    default: snprintf(line, sizeof line, "%d", o.frame.line); break;
+    case -1:
+        strcpy(line, "Unknown line");
+        break;
+    case -2:
+        strcpy(line, "Compiled method");
+        break;
+    case -3:
+        strcpy(line, "Native method");
+        break;
+    default:
+        snprintf(line, sizeof line, "%d", o.frame.line);
+        break;
     }
     fprintf(out, "\t%s.%s(%s:%s)\n", cls, method, source, line);
 }
@@ -118,8 +126,7 @@ void hp_print_samples(FILE *out, const hp_index *ix, const hp_record *r, const h
         hp_trace_top_method(ix, trace, method, sizeof method);
         double self = percent(count, o->samples.total);
         accum += self;
-        fprintf(out, "%4u %5.2f%% %5.2f%% %7u %5u %s\n", i + 1, self, accum, count, trace,
-                method);
+        fprintf(out, "%4u %5.2f%% %5.2f%% %7u %5u %s\n", i + 1, self, accum, count, trace, method);
     }
     fputs("CPU SAMPLES END\n", out);
 }

@@ -92,8 +92,8 @@ int hp_class_layout(const hp_classes *c, hp_class *k)
     return state > 0 ? 0 : -1;
 }
 
-int hp_instance_field(const hp_classes *c, const hp_index *ix, const hp_sub *s,
-                      const char *name, uint8_t *type, uint64_t *value)
+int hp_instance_field(const hp_classes *c, const hp_index *ix, const hp_sub *s, const char *name,
+                      uint8_t *type, uint64_t *value)
 {
     const hp_file *f = ix->f;
     hp_class *k = hp_classes_get(c, s->ref);

@@ -18,7 +18,7 @@ typedef struct {
 typedef struct {
     hp_class *v;
     size_t n;
-    hp_idmap by_id;   /* class id -> index in v */
+    hp_idmap by_id;      /* class id -> index in v */
     uint64_t dup_offset; /* first duplicate CLASS DUMP, or UINT64_MAX */
 } hp_classes;
 
@@ -44,7 +44,7 @@ static inline uint64_t hp_class_field_bytes(const hp_class *k, uint32_t id_size)
  * INSTANCE DUMP whose byte count matches its class layout. Returns 1 with the
  * field's type and value, or 0.
  */
-int hp_instance_field(const hp_classes *c, const hp_index *ix, const hp_sub *s,
-                      const char *name, uint8_t *type, uint64_t *value);
+int hp_instance_field(const hp_classes *c, const hp_index *ix, const hp_sub *s, const char *name,
+                      uint8_t *type, uint64_t *value);
 
 #endif

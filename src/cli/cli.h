@@ -17,13 +17,13 @@ enum {
 };
 
 typedef struct {
-    long dump;              /* histo/text: 1-based heap dump, 0 = last (histo) / all (text) */
-    const hp_model *model;  /* shallow-size model */
-    int heap;               /* records: also list heap sub-records */
-    long top;               /* histo: rows to print, 0 = all */
-    long max_errors;        /* verify: errors to print before only counting */
-    int shallow;            /* verify: skip object-reference checks */
-    int strict;             /* verify: dangling object references are errors */
+    long dump;             /* histo/text: 1-based heap dump, 0 = last (histo) / all (text) */
+    const hp_model *model; /* shallow-size model */
+    int heap;              /* records: also list heap sub-records */
+    long top;              /* histo: rows to print, 0 = all */
+    long max_errors;       /* verify: errors to print before only counting */
+    int shallow;           /* verify: skip object-reference checks */
+    int strict;            /* verify: dangling object references are errors */
 } hp_opts;
 
 /* Prints "hprof: error: <file>: <what> at offset <n>". */

@@ -24,8 +24,8 @@ static void print_traces(FILE *out, const hp_index *ix, const uint32_t *serials,
     hp_idmap_free(&seen);
 }
 
-static int last_record(const hp_index *ix, uint64_t at, const char *what, FILE *err,
-                       hp_record *r, hp_rec *o)
+static int last_record(const hp_index *ix, uint64_t at, const char *what, FILE *err, hp_record *r,
+                       hp_rec *o)
 {
     if (at == UINT64_MAX) {
         fprintf(err, "hprof: error: %s: no %s record\n", ix->f->path, what);

@@ -22,8 +22,8 @@ int hp_cmd_text(const hp_file *f, const hp_opts *opts, FILE *out, FILE *err)
         return HP_EXIT_MALFORMED;
     }
     if (opts->dump && (size_t)opts->dump > ix.ndumps) {
-        fprintf(err, "hprof: error: %s: no heap dump %ld (the file has %zu)\n", f->path,
-                opts->dump, ix.ndumps);
+        fprintf(err, "hprof: error: %s: no heap dump %ld (the file has %zu)\n", f->path, opts->dump,
+                ix.ndumps);
         hp_index_free(&ix);
         return HP_EXIT_NODATA;
     }
@@ -37,10 +37,18 @@ int hp_cmd_text(const hp_file *f, const hp_opts *opts, FILE *out, FILE *err)
         hp_parse_record(f, &r, &o, &e);
         switch (r.tag) {
         case HP_START_THREAD:
-        case HP_END_THREAD: hp_print_thread(out, &ix, &r, &o); break;
-        case HP_TRACE: hp_print_trace(out, &ix, o.trace.serial); break;
-        case HP_ALLOC_SITES: hp_print_sites(out, &ix, &r, &o); break;
-        case HP_CPU_SAMPLES: hp_print_samples(out, &ix, &r, &o); break;
+        case HP_END_THREAD:
+            hp_print_thread(out, &ix, &r, &o);
+            break;
+        case HP_TRACE:
+            hp_print_trace(out, &ix, o.trace.serial);
+            break;
+        case HP_ALLOC_SITES:
+            hp_print_sites(out, &ix, &r, &o);
+            break;
+        case HP_CPU_SAMPLES:
+            hp_print_samples(out, &ix, &r, &o);
+            break;
         case HP_HEAP_DUMP:
         case HP_HEAP_DUMP_SEGMENT:
             /* A dump is printed whole where its first record is. */
@@ -53,7 +61,8 @@ int hp_cmd_text(const hp_file *f, const hp_opts *opts, FILE *out, FILE *err)
                 next_dump++;
             }
             break;
-        default: break; /* UTF8, LOAD CLASS, FRAME, ... have no ascii form */
+        default:
+            break; /* UTF8, LOAD CLASS, FRAME, ... have no ascii form */
         }
     }
     hp_index_free(&ix);

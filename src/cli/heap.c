@@ -18,7 +18,10 @@ typedef struct {
     hp_error *err;
 } cur;
 
-static uint64_t off(const cur *c) { return (uint64_t)(c->p - c->f->base); }
+static uint64_t off(const cur *c)
+{
+    return (uint64_t)(c->p - c->f->base);
+}
 
 static int need(cur *c, uint64_t n, const char *field)
 {
@@ -134,20 +137,24 @@ static int body(cur *c, hp_sub *s)
     case HP_ROOT_DEBUGGER:
     case HP_ROOT_REFERENCE_CLEANUP:
     case HP_ROOT_VM_INTERNAL:
-    case HP_ROOT_UNREACHABLE: return id(c, &s->id, "object ID");
-    case HP_ROOT_JNI_GLOBAL: return id(c, &s->id, "object ID") || id(c, &s->ref, "JNI ref ID");
+    case HP_ROOT_UNREACHABLE:
+        return id(c, &s->id, "object ID");
+    case HP_ROOT_JNI_GLOBAL:
+        return id(c, &s->id, "object ID") || id(c, &s->ref, "JNI ref ID");
     case HP_ROOT_JNI_LOCAL:
     case HP_ROOT_JAVA_FRAME:
     case HP_ROOT_JNI_MONITOR:
     case HP_ROOT_THREAD_OBJECT:
         return id(c, &s->id, "object ID") || u4(c, &s->thread, "thread serial") ||
-               u4(c, &s->depth, s->tag == HP_ROOT_THREAD_OBJECT ? "stack trace serial"
-                                                                : "frame number");
+               u4(c, &s->depth,
+                  s->tag == HP_ROOT_THREAD_OBJECT ? "stack trace serial" : "frame number");
     case HP_ROOT_NATIVE_STACK:
     case HP_ROOT_THREAD_BLOCK:
         return id(c, &s->id, "object ID") || u4(c, &s->thread, "thread serial");
-    case HP_HEAP_DUMP_INFO: return u4(c, &s->thread, "heap type") || id(c, &s->id, "name ID");
-    case HP_CLASS_DUMP: return class_dump(c, s);
+    case HP_HEAP_DUMP_INFO:
+        return u4(c, &s->thread, "heap type") || id(c, &s->id, "name ID");
+    case HP_CLASS_DUMP:
+        return class_dump(c, s);
     case HP_INSTANCE_DUMP: {
         uint32_t n;
         if (id(c, &s->id, "object ID") || u4(c, &s->trace, "stack trace serial") ||
@@ -164,9 +171,12 @@ static int body(cur *c, hp_sub *s)
         s->data = c->p;
         s->data_len = (uint64_t)s->count * c->f->id_size;
         return skip(c, s->data_len, "elements");
-    case HP_PRIM_ARRAY_DUMP: return prim_array(c, s, 1);
-    case HP_PRIM_ARRAY_NODATA: return prim_array(c, s, 0);
-    default: return -2;
+    case HP_PRIM_ARRAY_DUMP:
+        return prim_array(c, s, 1);
+    case HP_PRIM_ARRAY_NODATA:
+        return prim_array(c, s, 0);
+    default:
+        return -2;
     }
 }
 
@@ -178,8 +188,7 @@ int hp_heap_next(const hp_file *f, hp_heap_iter *it, hp_sub *s, hp_error *err)
     s->offset = (uint64_t)(it->p - f->base);
     cur c = {f, it->p + 1, it->end, hp_sub_name(s->tag), err};
     int rc = body(&c, s);
-    if (rc == -2)
-        return hp_fail(err, s->offset, "unknown heap dump sub-record tag 0x%02x", s->tag);
+    if (rc == -2) return hp_fail(err, s->offset, "unknown heap dump sub-record tag 0x%02x", s->tag);
     if (rc != 0) return -1;
     it->p = c.p;
     return 1;

@@ -42,15 +42,16 @@ static void root(ctx_t *c, const hp_sub *s)
     switch (s->tag) {
     case HP_ROOT_JNI_GLOBAL: {
         const uint64_t *t = hp_idmap_get(&c->traces, s->id);
-        fprintf(out, "<JNI global ref>, id=%" PRIx64 ", trace=%u)\n", s->ref,
-                t ? (uint32_t)*t : 0);
+        fprintf(out, "<JNI global ref>, id=%" PRIx64 ", trace=%u)\n", s->ref, t ? (uint32_t)*t : 0);
         return;
     }
     case HP_ROOT_STICKY_CLASS:
         name_of(c, s->id, name, sizeof name);
         fprintf(out, "<system class>, name=%s)\n", name);
         return;
-    case HP_ROOT_MONITOR_USED: fputs("<busy monitor>)\n", out); return;
+    case HP_ROOT_MONITOR_USED:
+        fputs("<busy monitor>)\n", out);
+        return;
     case HP_ROOT_JAVA_FRAME:
         fprintf(out, "<Java stack>, thread=%u, frame=%d)\n", s->thread, (int32_t)s->depth);
         return;
@@ -60,18 +61,36 @@ static void root(ctx_t *c, const hp_sub *s)
     case HP_ROOT_THREAD_OBJECT:
         fprintf(out, "<thread>, id=%u, trace=%u)\n", s->thread, s->depth);
         return;
-    case HP_ROOT_THREAD_BLOCK: fprintf(out, "<thread block>, thread=%u)\n", s->thread); return;
-    case HP_ROOT_NATIVE_STACK: fprintf(out, "<native stack>, thread=%u)\n", s->thread); return;
+    case HP_ROOT_THREAD_BLOCK:
+        fprintf(out, "<thread block>, thread=%u)\n", s->thread);
+        return;
+    case HP_ROOT_NATIVE_STACK:
+        fprintf(out, "<native stack>, thread=%u)\n", s->thread);
+        return;
     case HP_ROOT_JNI_MONITOR:
         fprintf(out, "<JNI monitor>, thread=%u, frame=%d)\n", s->thread, (int32_t)s->depth);
         return;
-    case HP_ROOT_INTERNED_STRING: fputs("<interned string>)\n", out); return;
-    case HP_ROOT_FINALIZING: fputs("<finalizing>)\n", out); return;
-    case HP_ROOT_DEBUGGER: fputs("<debugger>)\n", out); return;
-    case HP_ROOT_REFERENCE_CLEANUP: fputs("<reference cleanup>)\n", out); return;
-    case HP_ROOT_VM_INTERNAL: fputs("<VM internal>)\n", out); return;
-    case HP_ROOT_UNREACHABLE: fputs("<unreachable>)\n", out); return;
-    default: fputs("<unknown>)\n", out); return;
+    case HP_ROOT_INTERNED_STRING:
+        fputs("<interned string>)\n", out);
+        return;
+    case HP_ROOT_FINALIZING:
+        fputs("<finalizing>)\n", out);
+        return;
+    case HP_ROOT_DEBUGGER:
+        fputs("<debugger>)\n", out);
+        return;
+    case HP_ROOT_REFERENCE_CLEANUP:
+        fputs("<reference cleanup>)\n", out);
+        return;
+    case HP_ROOT_VM_INTERNAL:
+        fputs("<VM internal>)\n", out);
+        return;
+    case HP_ROOT_UNREACHABLE:
+        fputs("<unreachable>)\n", out);
+        return;
+    default:
+        fputs("<unknown>)\n", out);
+        return;
     }
 }
 
@@ -159,13 +178,16 @@ static int line(void *vc, const hp_sub *s, hp_error *err)
     char name[512];
     (void)err;
     switch (s->tag) {
-    case HP_INSTANCE_DUMP: instance(c, s); break;
-    case HP_CLASS_DUMP: class_dump(c, s); break;
+    case HP_INSTANCE_DUMP:
+        instance(c, s);
+        break;
+    case HP_CLASS_DUMP:
+        class_dump(c, s);
+        break;
     case HP_OBJ_ARRAY_DUMP:
         name_of(c, s->ref, name, sizeof name);
         fprintf(c->out,
-                "ARR %" PRIx64 " (sz=%" PRIu64 ", trace=%u, nelems=%u, elem type=%s@%" PRIx64
-                ")\n",
+                "ARR %" PRIx64 " (sz=%" PRIu64 ", trace=%u, nelems=%u, elem type=%s@%" PRIx64 ")\n",
                 s->id, hp_array_bytes(c->m, f->id_size, 0, s->count), s->trace, s->count, name,
                 s->ref);
         for (uint32_t i = 0; i < s->count; i++) {
@@ -179,8 +201,11 @@ static int line(void *vc, const hp_sub *s, hp_error *err)
                 s->id, hp_array_bytes(c->m, f->id_size, hp_type_size(s->elem_type, 0), s->count),
                 s->trace, s->count, hp_type_name(s->elem_type));
         break;
-    case HP_HEAP_DUMP_INFO: break;
-    default: root(c, s); break;
+    case HP_HEAP_DUMP_INFO:
+        break;
+    default:
+        root(c, s);
+        break;
     }
     return 0;
 }

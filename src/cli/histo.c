@@ -70,8 +70,11 @@ static int on_sub(void *vc, const hp_sub *s, hp_error *err)
         bytes = hp_array_bytes(c->m, c->f->id_size, hp_type_size(s->elem_type, 0), s->count);
         c->h->prim_arrays++;
         break;
-    case HP_CLASS_DUMP: c->h->classes++; return 0;
-    case HP_HEAP_DUMP_INFO: return 0;
+    case HP_CLASS_DUMP:
+        c->h->classes++;
+        return 0;
+    case HP_HEAP_DUMP_INFO:
+        return 0;
     default:
         c->h->roots++;
         c->h->thread_roots += s->tag == HP_ROOT_THREAD_OBJECT;

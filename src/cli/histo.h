@@ -14,10 +14,10 @@ typedef struct {
 typedef struct {
     hp_histo_row *rows;
     size_t nrows;
-    uint64_t instances, bytes; /* totals over all rows */
-    uint64_t classes, roots;   /* CLASS DUMP and root sub-records seen */
+    uint64_t instances, bytes;               /* totals over all rows */
+    uint64_t classes, roots;                 /* CLASS DUMP and root sub-records seen */
     uint64_t plain, obj_arrays, prim_arrays; /* instances split by kind */
-    uint64_t thread_roots;     /* ROOT THREAD OBJECTs */
+    uint64_t thread_roots;                   /* ROOT THREAD OBJECTs */
 } hp_histo;
 
 /* Counts instances and arrays of dump d (0-based). Returns 0 or -1. */

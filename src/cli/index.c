@@ -48,16 +48,28 @@ int hp_index_build(hp_index *ix, const hp_file *f, int lenient, hp_error *err)
             return -1;
         }
         switch (r.tag) {
-        case HP_UTF8: rc = put(&ix->strings, o.utf8.id, r.offset, err); break;
+        case HP_UTF8:
+            rc = put(&ix->strings, o.utf8.id, r.offset, err);
+            break;
         case HP_LOAD_CLASS:
             rc = put(&ix->classes, o.load_class.class_id, r.offset, err) ||
                  put(&ix->serials, o.load_class.serial, r.offset, err);
             break;
-        case HP_FRAME: rc = put(&ix->frames, o.frame.id, r.offset, err); break;
-        case HP_TRACE: rc = put(&ix->traces, o.trace.serial, r.offset, err); break;
-        case HP_START_THREAD: rc = put(&ix->threads, o.thread.serial, r.offset, err); break;
-        case HP_ALLOC_SITES: ix->last_sites = r.offset; break;
-        case HP_CPU_SAMPLES: ix->last_samples = r.offset; break;
+        case HP_FRAME:
+            rc = put(&ix->frames, o.frame.id, r.offset, err);
+            break;
+        case HP_TRACE:
+            rc = put(&ix->traces, o.trace.serial, r.offset, err);
+            break;
+        case HP_START_THREAD:
+            rc = put(&ix->threads, o.thread.serial, r.offset, err);
+            break;
+        case HP_ALLOC_SITES:
+            ix->last_sites = r.offset;
+            break;
+        case HP_CPU_SAMPLES:
+            ix->last_samples = r.offset;
+            break;
         case HP_HEAP_DUMP:
             rc = add_dump_record(ix, 1, r.offset, err);
             open_segments = 0;
@@ -70,7 +82,8 @@ int hp_index_build(hp_index *ix, const hp_file *f, int lenient, hp_error *err)
             if (open_segments) ix->dumps[ix->ndumps - 1].end_offset = r.offset;
             open_segments = 0;
             break;
-        default: break;
+        default:
+            break;
         }
         if (rc) return -1;
     }

@@ -82,8 +82,8 @@ int main(int argc, char **argv)
     const char *path = NULL;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
-        int has_value = !strcmp(a, "--dump") || !strcmp(a, "--top") ||
-                        !strcmp(a, "--max-errors") || !strcmp(a, "--model");
+        int has_value = !strcmp(a, "--dump") || !strcmp(a, "--top") || !strcmp(a, "--max-errors") ||
+                        !strcmp(a, "--model");
         if (has_value && i + 1 == argc) return bad_usage("option %s needs a value", a);
         if (!strcmp(a, "--heap")) {
             o.heap = 1;
@@ -96,11 +96,16 @@ int main(int argc, char **argv)
                 return bad_usage("unknown size model '%s'", argv[i]);
         } else if (has_value) {
             long n;
-            if (!number(argv[++i], &n)) return bad_usage("option needs a number, got '%s'", argv[i]);
-            if (!strcmp(a, "--dump") && n >= 1) o.dump = n;
-            else if (!strcmp(a, "--top") && n >= 1) o.top = n;
-            else if (!strcmp(a, "--max-errors") && n >= -1) o.max_errors = n;
-            else return bad_usage("value out of range: %s", argv[i]);
+            if (!number(argv[++i], &n))
+                return bad_usage("option needs a number, got '%s'", argv[i]);
+            if (!strcmp(a, "--dump") && n >= 1)
+                o.dump = n;
+            else if (!strcmp(a, "--top") && n >= 1)
+                o.top = n;
+            else if (!strcmp(a, "--max-errors") && n >= -1)
+                o.max_errors = n;
+            else
+                return bad_usage("value out of range: %s", argv[i]);
         } else if (a[0] == '-' && a[1] != '\0') {
             return bad_usage("unknown option '%s'", a);
         } else if (path) {

@@ -23,18 +23,22 @@ int hp_fail(hp_error *err, uint64_t offset, const char *fmt, ...)
 uint64_t hp_value(const uint8_t *p, unsigned size)
 {
     switch (size) {
-    case 1: return p[0];
-    case 2: return hp_be16(p);
-    case 4: return hp_be32(p);
-    default: return hp_be64(p);
+    case 1:
+        return p[0];
+    case 2:
+        return hp_be16(p);
+    case 4:
+        return hp_be32(p);
+    default:
+        return hp_be64(p);
     }
 }
 
 static int parse_header(hp_file *f, hp_error *err)
 {
     static const char magic[] = "JAVA PROFILE 1.0.";
-    const uint8_t *nul = memchr(f->base, 0, f->size < sizeof f->version ? f->size
-                                                                         : sizeof f->version);
+    const uint8_t *nul =
+        memchr(f->base, 0, f->size < sizeof f->version ? f->size : sizeof f->version);
     if (f->size < sizeof magic - 1 || memcmp(f->base, magic, sizeof magic - 1) != 0)
         return hp_fail(err, 0, "not an HPROF file (no \"JAVA PROFILE 1.0.x\" header)");
     if (!nul) return hp_fail(err, 0, "header string not NUL-terminated");
@@ -210,10 +214,13 @@ int hp_parse_record(const hp_file *f, const hp_record *r, hp_rec *o, hp_error *e
         o->control.flags = hp_be32(b);
         o->control.depth = hp_be16(b + 4);
         return 0;
-    case HP_HEAP_DUMP_END: return expect_len(r, 0, err);
+    case HP_HEAP_DUMP_END:
+        return expect_len(r, 0, err);
     case HP_HEAP_DUMP:
-    case HP_HEAP_DUMP_SEGMENT: return 0; /* bodies are walked with hp_heap_next() */
-    default: return hp_fail(err, r->offset, "unknown record tag 0x%02x", r->tag);
+    case HP_HEAP_DUMP_SEGMENT:
+        return 0; /* bodies are walked with hp_heap_next() */
+    default:
+        return hp_fail(err, r->offset, "unknown record tag 0x%02x", r->tag);
     }
 }
 

@@ -21,11 +21,11 @@ typedef struct {
     const char *path;    /* as given by the user; used in messages */
     const uint8_t *base; /* whole file */
     uint64_t size;
-    int mapped; /* base must be munmap()ed on close */
-    char version[24];       /* "JAVA PROFILE 1.0.x" */
-    uint32_t id_size;       /* 4 or 8 */
-    uint64_t timestamp_ms;  /* header time stamp, ms since the epoch */
-    uint64_t first_record;  /* offset of the first record */
+    int mapped;            /* base must be munmap()ed on close */
+    char version[24];      /* "JAVA PROFILE 1.0.x" */
+    uint32_t id_size;      /* 4 or 8 */
+    uint64_t timestamp_ms; /* header time stamp, ms since the epoch */
+    uint64_t first_record; /* offset of the first record */
 } hp_file;
 
 typedef struct {
@@ -171,7 +171,10 @@ void hp_next_static(const hp_file *f, const uint8_t **p, hp_field *out);
 void hp_next_field(const hp_file *f, const uint8_t **p, hp_field *out);
 
 /* Big-endian loads; callers guarantee the bytes exist. */
-static inline uint16_t hp_be16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
+static inline uint16_t hp_be16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] << 8 | p[1]);
+}
 static inline uint32_t hp_be32(const uint8_t *p)
 {
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];

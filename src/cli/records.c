@@ -39,7 +39,9 @@ static void fields(FILE *out, const hp_file *f, const hp_record *r, const hp_rec
                 o->load_class.name_id);
         break;
     case HP_UNLOAD_CLASS:
-    case HP_END_THREAD: fprintf(out, " serial=%u", o->serial.serial); break;
+    case HP_END_THREAD:
+        fprintf(out, " serial=%u", o->serial.serial);
+        break;
     case HP_FRAME:
         fprintf(out,
                 " id=0x%" PRIx64 " method=0x%" PRIx64 " sig=0x%" PRIx64 " source=0x%" PRIx64
@@ -64,8 +66,7 @@ static void fields(FILE *out, const hp_file *f, const hp_record *r, const hp_rec
         break;
     case HP_HEAP_SUMMARY:
         fprintf(out,
-                " live_bytes=%u live_instances=%u alloc_bytes=%" PRIu64
-                " alloc_instances=%" PRIu64,
+                " live_bytes=%u live_instances=%u alloc_bytes=%" PRIu64 " alloc_instances=%" PRIu64,
                 o->summary.live_bytes, o->summary.live_instances, o->summary.alloc_bytes,
                 o->summary.alloc_instances);
         break;
@@ -82,7 +83,8 @@ static void fields(FILE *out, const hp_file *f, const hp_record *r, const hp_rec
     case HP_CONTROL_SETTINGS:
         fprintf(out, " flags=0x%x depth=%u", o->control.flags, o->control.depth);
         break;
-    default: break;
+    default:
+        break;
     }
 }
 
@@ -97,26 +99,35 @@ static void sub_line(FILE *out, const hp_sub *s)
                 s->ref, s->loader, s->trace, s->instance_size, s->ncp, s->nstatics, s->nfields);
         break;
     case HP_INSTANCE_DUMP:
-        fprintf(out, " class=0x%" PRIx64 " trace=%u bytes=%" PRIu64, s->ref, s->trace,
-                s->data_len);
+        fprintf(out, " class=0x%" PRIx64 " trace=%u bytes=%" PRIu64, s->ref, s->trace, s->data_len);
         break;
     case HP_OBJ_ARRAY_DUMP:
         fprintf(out, " class=0x%" PRIx64 " trace=%u length=%u", s->ref, s->trace, s->count);
         break;
     case HP_PRIM_ARRAY_DUMP:
     case HP_PRIM_ARRAY_NODATA:
-        fprintf(out, " type=%s trace=%u length=%u", hp_type_name(s->elem_type), s->trace,
-                s->count);
+        fprintf(out, " type=%s trace=%u length=%u", hp_type_name(s->elem_type), s->trace, s->count);
         break;
-    case HP_ROOT_JNI_GLOBAL: fprintf(out, " ref=0x%" PRIx64, s->ref); break;
+    case HP_ROOT_JNI_GLOBAL:
+        fprintf(out, " ref=0x%" PRIx64, s->ref);
+        break;
     case HP_ROOT_JNI_LOCAL:
     case HP_ROOT_JAVA_FRAME:
-    case HP_ROOT_JNI_MONITOR: fprintf(out, " thread=%u frame=%d", s->thread, (int32_t)s->depth); break;
-    case HP_ROOT_THREAD_OBJECT: fprintf(out, " thread=%u trace=%u", s->thread, s->depth); break;
+    case HP_ROOT_JNI_MONITOR:
+        fprintf(out, " thread=%u frame=%d", s->thread, (int32_t)s->depth);
+        break;
+    case HP_ROOT_THREAD_OBJECT:
+        fprintf(out, " thread=%u trace=%u", s->thread, s->depth);
+        break;
     case HP_ROOT_NATIVE_STACK:
-    case HP_ROOT_THREAD_BLOCK: fprintf(out, " thread=%u", s->thread); break;
-    case HP_HEAP_DUMP_INFO: fprintf(out, " heap_type=%u", s->thread); break;
-    default: break;
+    case HP_ROOT_THREAD_BLOCK:
+        fprintf(out, " thread=%u", s->thread);
+        break;
+    case HP_HEAP_DUMP_INFO:
+        fprintf(out, " heap_type=%u", s->thread);
+        break;
+    default:
+        break;
     }
     fputc('\n', out);
 }

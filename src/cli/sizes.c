@@ -8,7 +8,10 @@ static const hp_model models[] = {
     {"raw", 0, 0, 0, 1},
 };
 
-const hp_model *hp_model_default(void) { return &models[0]; }
+const hp_model *hp_model_default(void)
+{
+    return &models[0];
+}
 
 const hp_model *hp_model_find(const char *name)
 {
@@ -17,7 +20,10 @@ const hp_model *hp_model_find(const char *name)
     return NULL;
 }
 
-static uint64_t align_up(uint64_t v, unsigned a) { return (v + a - 1) / a * a; }
+static uint64_t align_up(uint64_t v, unsigned a)
+{
+    return (v + a - 1) / a * a;
+}
 
 uint64_t hp_instance_bytes(const hp_model *m, uint32_t id_size, uint64_t refs, uint64_t prim)
 {

@@ -24,8 +24,7 @@ typedef struct {
 const hp_model *hp_model_find(const char *name);
 const hp_model *hp_model_default(void);
 
-uint64_t hp_instance_bytes(const hp_model *m, uint32_t id_size, uint64_t refs,
-                           uint64_t prim_bytes);
+uint64_t hp_instance_bytes(const hp_model *m, uint32_t id_size, uint64_t refs, uint64_t prim_bytes);
 uint64_t hp_array_bytes(const hp_model *m, uint32_t id_size, unsigned elem_size_or_0_for_ref,
                         uint64_t count);
 

@@ -48,8 +48,8 @@ int hp_cmd_summary(const hp_file *f, const hp_opts *o, FILE *out, FILE *err)
     for (int t = 0; t < 256; t++)
         if (ix.counts[t])
             fprintf(out, "  %-20s %12" PRIu64 "\n", hp_tag_name((uint8_t)t), ix.counts[t]);
-    fprintf(out, "threads:    %" PRIu64 " started, %" PRIu64 " ended\n",
-            ix.counts[HP_START_THREAD], ix.counts[HP_END_THREAD]);
+    fprintf(out, "threads:    %" PRIu64 " started, %" PRIu64 " ended\n", ix.counts[HP_START_THREAD],
+            ix.counts[HP_END_THREAD]);
     fprintf(out, "heap dumps: %zu\n", ix.ndumps);
     int rc = HP_EXIT_OK;
     for (size_t d = 0; d < ix.ndumps && rc == HP_EXIT_OK; d++) {

@@ -45,7 +45,9 @@ static char *decode(const hp_sub *s, uint64_t coder)
     if (!out) return NULL;
     for (uint64_t i = 0; i < units; i++) {
         const uint8_t *p = s->data + (wide ? 2 * i : i);
-        uint32_t cu = !wide ? p[0] : s->elem_type == HP_T_CHAR ? hp_be16(p) : (uint32_t)(p[1] << 8 | p[0]);
+        uint32_t cu = !wide                       ? p[0]
+                      : s->elem_type == HP_T_CHAR ? hp_be16(p)
+                                                  : (uint32_t)(p[1] << 8 | p[0]);
         put_utf8(out, &n, cu >= 0xD800 && cu < 0xE000 ? 0xFFFD : cu);
     }
     out[n] = '\0';
@@ -59,7 +61,8 @@ static int on_sub(void *vc, const hp_sub *s, hp_error *err)
     uint64_t v;
     if (c->pass == 0 && s->tag == HP_INSTANCE_DUMP && hp_idmap_get(c->names, s->id) &&
         hp_instance_field(&c->classes, c->ix, s, "name", &type, &v) && type == HP_T_OBJECT && v)
-        return hp_idmap_put(&c->strings, v, s->id) < 0 ? hp_fail(err, s->offset, "out of memory") : 0;
+        return hp_idmap_put(&c->strings, v, s->id) < 0 ? hp_fail(err, s->offset, "out of memory")
+                                                       : 0;
     if (c->pass == 1 && s->tag == HP_INSTANCE_DUMP && hp_idmap_get(&c->strings, s->id) &&
         hp_instance_field(&c->classes, c->ix, s, "value", &type, &v) && type == HP_T_OBJECT && v) {
         uint8_t ctype;
@@ -72,7 +75,8 @@ static int on_sub(void *vc, const hp_sub *s, hp_error *err)
         const uint64_t *str = hp_idmap_get(&c->arrays, s->id);
         if (!str || (s->elem_type != HP_T_BYTE && s->elem_type != HP_T_CHAR)) return 0;
         uint64_t *thread = hp_idmap_get(c->names, *hp_idmap_get(&c->strings, *str));
-        if (thread && *thread == 0) *thread = (uint64_t)(uintptr_t)decode(s, *hp_idmap_get(&c->coders, *str));
+        if (thread && *thread == 0)
+            *thread = (uint64_t)(uintptr_t)decode(s, *hp_idmap_get(&c->coders, *str));
     }
     return 0;
 }

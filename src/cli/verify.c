@@ -10,8 +10,7 @@ static void vreport(hp_verifier *v, uint64_t offset, const char *fmt, va_list ap
     if (v->max_errors < 0 || v->nerrors < (uint64_t)v->max_errors) {
         char what[300];
         vsnprintf(what, sizeof what, fmt, ap);
-        fprintf(v->err, "hprof: error: %s: %s at offset %" PRIu64 "\n", v->f->path, what,
-                offset);
+        fprintf(v->err, "hprof: error: %s: %s at offset %" PRIu64 "\n", v->f->path, what, offset);
     }
     v->nerrors++;
 }
@@ -69,7 +68,8 @@ static int check_records(hp_verifier *v, uint64_t *nrecords)
                 hp_verr(v, r.offset, "HEAP DUMP END without a preceding HEAP DUMP SEGMENT");
             open_at = UINT64_MAX;
             break;
-        default: break;
+        default:
+            break;
         }
     }
     if (rc < 0) {
@@ -78,8 +78,7 @@ static int check_records(hp_verifier *v, uint64_t *nrecords)
     }
     if (open_at != UINT64_MAX)
         hp_verr(v, f->size,
-                "segmented heap dump started at offset %" PRIu64 " has no HEAP DUMP END",
-                open_at);
+                "segmented heap dump started at offset %" PRIu64 " has no HEAP DUMP END", open_at);
     return 0;
 }
 
@@ -127,13 +126,17 @@ static void check_references(hp_verifier *v)
     while (hp_next_record(f, &pos, &r, &e) == 1) {
         if (hp_parse_record(f, &r, &o, &e)) continue;
         switch (r.tag) {
-        case HP_UTF8: unique(v, &r, &ix->strings, o.utf8.id, "string ID"); break;
+        case HP_UTF8:
+            unique(v, &r, &ix->strings, o.utf8.id, "string ID");
+            break;
         case HP_LOAD_CLASS:
             unique(v, &r, &ix->serials, o.load_class.serial, "class serial");
             need_string(v, &r, o.load_class.name_id, "class name");
             need_trace(v, &r, o.load_class.trace);
             break;
-        case HP_UNLOAD_CLASS: need_class(v, &r, o.serial.serial); break;
+        case HP_UNLOAD_CLASS:
+            need_class(v, &r, o.serial.serial);
+            break;
         case HP_FRAME:
             unique(v, &r, &ix->frames, o.frame.id, "frame ID");
             need_string(v, &r, o.frame.method_id, "method name");
@@ -177,7 +180,8 @@ static void check_references(hp_verifier *v)
                 need_trace(v, &r, trace);
             }
             break;
-        default: break;
+        default:
+            break;
         }
     }
 }
@@ -209,7 +213,7 @@ int hp_cmd_verify(const hp_file *f, const hp_opts *opts, FILE *out, FILE *err)
     fprintf(out,
             "%s: OK: %s, ID size %u, %" PRIu64 " records, %zu heap dump%s, %" PRIu64
             " objects, %" PRIu64 " dangling reference%s\n",
-            f->path, f->version, f->id_size, nrecords, ndumps, ndumps == 1 ? "" : "s",
-            v.objects, v.nwarnings, v.nwarnings == 1 ? "" : "s");
+            f->path, f->version, f->id_size, nrecords, ndumps, ndumps == 1 ? "" : "s", v.objects,
+            v.nwarnings, v.nwarnings == 1 ? "" : "s");
     return HP_EXIT_OK;
 }

@@ -11,7 +11,7 @@ typedef struct {
     FILE *err;
     uint64_t nerrors, nwarnings;
     long max_errors;
-    int strict; /* dangling object references are errors, not warnings */
+    int strict;       /* dangling object references are errors, not warnings */
     uint64_t objects; /* dumped objects over all heap dumps */
 } hp_verifier;
 

@@ -45,8 +45,7 @@ static int collect(void *ctx, const hp_sub *s, hp_error *err)
         c->v->objects++;
         if (!c->shallow) add_id(c, s->id);
     }
-    if (s->tag == HP_ROOT_THREAD_OBJECT && hp_idmap_put(&c->threads, s->thread, 1) < 0)
-        c->oom = 1;
+    if (s->tag == HP_ROOT_THREAD_OBJECT && hp_idmap_put(&c->threads, s->thread, 1) < 0) c->oom = 1;
     return c->oom;
 }
 
@@ -65,7 +64,7 @@ static void need_object(dump_ctx *c, const hp_sub *s, uint64_t id, const char *w
 {
     if (id != 0 && !exists(c, id))
         hp_vdangling(c->v, s->offset, "%s 0x%" PRIx64 " %s 0x%" PRIx64 " not in this heap dump",
-                hp_sub_name(s->tag), s->id, what, id);
+                     hp_sub_name(s->tag), s->id, what, id);
 }
 
 static void need_thread(dump_ctx *c, const hp_sub *s)
@@ -88,7 +87,8 @@ static hp_class *need_class(dump_ctx *c, const hp_sub *s, uint64_t class_id, con
 {
     hp_class *k = hp_classes_get(&c->classes, class_id);
     if (!k)
-        hp_verr(c->v, s->offset, "%s 0x%" PRIx64 " %s 0x%" PRIx64 ", which has no CLASS DUMP in this heap dump",
+        hp_verr(c->v, s->offset,
+                "%s 0x%" PRIx64 " %s 0x%" PRIx64 ", which has no CLASS DUMP in this heap dump",
                 hp_sub_name(s->tag), s->id, what, class_id);
     return k;
 }
@@ -141,8 +141,7 @@ static void check_class(dump_ctx *c, const hp_sub *s)
     if (k && k->offset == s->offset && hp_class_layout(&c->classes, k) != 0)
         hp_verr(c->v, s->offset, "CLASS DUMP 0x%" PRIx64 " super class chain is broken or loops",
                 s->id);
-    else if (k && k->offset == s->offset &&
-             s->instance_size != hp_class_field_bytes(k, f->id_size))
+    else if (k && k->offset == s->offset && s->instance_size != hp_class_field_bytes(k, f->id_size))
         hp_verr(c->v, s->offset,
                 "CLASS DUMP 0x%" PRIx64 " instance size %u, its fields need %" PRIu64, s->id,
                 s->instance_size, hp_class_field_bytes(k, f->id_size));
@@ -159,16 +158,18 @@ static void check_class(dump_ctx *c, const hp_sub *s)
     for (unsigned i = 0; i < s->nstatics; i++) {
         hp_next_static(f, &p, &fl);
         if (!hp_idmap_get(&c->v->ix->strings, fl.name_id))
-            hp_verr(c->v, s->offset, "CLASS DUMP 0x%" PRIx64 " static field name 0x%" PRIx64
-                    " has no UTF8 record", s->id, fl.name_id);
+            hp_verr(c->v, s->offset,
+                    "CLASS DUMP 0x%" PRIx64 " static field name 0x%" PRIx64 " has no UTF8 record",
+                    s->id, fl.name_id);
         if (fl.type == HP_T_OBJECT) need_object(c, s, fl.value, "has static field object");
     }
     p = s->fields;
     for (unsigned i = 0; i < s->nfields; i++) {
         hp_next_field(f, &p, &fl);
         if (!hp_idmap_get(&c->v->ix->strings, fl.name_id))
-            hp_verr(c->v, s->offset, "CLASS DUMP 0x%" PRIx64 " field name 0x%" PRIx64
-                    " has no UTF8 record", s->id, fl.name_id);
+            hp_verr(c->v, s->offset,
+                    "CLASS DUMP 0x%" PRIx64 " field name 0x%" PRIx64 " has no UTF8 record", s->id,
+                    fl.name_id);
     }
 }
 
@@ -183,8 +184,12 @@ static int check(void *ctx, const hp_sub *s, hp_error *err)
             hp_verr(c->v, s->offset, "object 0x%" PRIx64 " dumped more than once", s->id);
     }
     switch (s->tag) {
-    case HP_INSTANCE_DUMP: check_instance(c, s); break;
-    case HP_CLASS_DUMP: check_class(c, s); break;
+    case HP_INSTANCE_DUMP:
+        check_instance(c, s);
+        break;
+    case HP_CLASS_DUMP:
+        check_class(c, s);
+        break;
     case HP_OBJ_ARRAY_DUMP:
         need_trace(c, s, s->trace);
         need_class(c, s, s->ref, "has array class");
@@ -192,7 +197,9 @@ static int check(void *ctx, const hp_sub *s, hp_error *err)
             need_object(c, s, hp_id(f, s->data + (uint64_t)i * f->id_size), "has element");
         break;
     case HP_PRIM_ARRAY_DUMP:
-    case HP_PRIM_ARRAY_NODATA: need_trace(c, s, s->trace); break;
+    case HP_PRIM_ARRAY_NODATA:
+        need_trace(c, s, s->trace);
+        break;
     case HP_ROOT_THREAD_OBJECT:
         need_object(c, s, s->id, "is root for");
         need_trace(c, s, s->depth);
@@ -207,10 +214,13 @@ static int check(void *ctx, const hp_sub *s, hp_error *err)
         break;
     case HP_HEAP_DUMP_INFO:
         if (!hp_idmap_get(&c->v->ix->strings, s->id))
-            hp_verr(c->v, s->offset, "HEAP DUMP INFO names heap name string 0x%" PRIx64
-                    " with no UTF8 record", s->id);
+            hp_verr(c->v, s->offset,
+                    "HEAP DUMP INFO names heap name string 0x%" PRIx64 " with no UTF8 record",
+                    s->id);
         break;
-    default: need_object(c, s, s->id, "is root for"); break;
+    default:
+        need_object(c, s, s->id, "is root for");
+        break;
     }
     return 0;
 }
@@ -233,7 +243,8 @@ void hp_verify_dump(hp_verifier *v, size_t d, int shallow)
         return;
     }
     if (c.classes.dup_offset != UINT64_MAX)
-        hp_verr(v, c.classes.dup_offset, "CLASS DUMP repeats a class already dumped in this heap dump");
+        hp_verr(v, c.classes.dup_offset,
+                "CLASS DUMP repeats a class already dumped in this heap dump");
     hp_dump_walk(v->ix, d, collect, &c, &e);
     if (!c.oom && c.nids) {
         qsort(c.ids, c.nids, sizeof *c.ids, cmp_u64);

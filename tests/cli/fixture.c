@@ -2,8 +2,19 @@
 
 /* String IDs. */
 enum {
-    S_OBJECT = 1, S_FOO, S_FOO_ARRAY, S_CHARS, S_COUNT, S_NEXT, S_BIG,
-    S_MAIN, S_RUN, S_SIG, S_SRC, S_GROUP, S_INIT,
+    S_OBJECT = 1,
+    S_FOO,
+    S_FOO_ARRAY,
+    S_CHARS,
+    S_COUNT,
+    S_NEXT,
+    S_BIG,
+    S_MAIN,
+    S_RUN,
+    S_SIG,
+    S_SRC,
+    S_GROUP,
+    S_INIT,
 };
 
 void fx_foo_values(hb_buf *b, uint32_t count, uint64_t next, uint64_t big)
@@ -96,7 +107,8 @@ void fx_build(hb_buf *b, uint32_t id_size, int segmented, int two_dumps)
     hb_u8(b, 1000);
     hb_u8(b, 10);
     hb_u4(b, 2);
-    uint32_t site[2][7] = {{0, 100002, 300001, 200, 3, 900, 9}, {5, 100004, 300000, 100, 1, 100, 1}};
+    uint32_t site[2][7] = {{0, 100002, 300001, 200, 3, 900, 9},
+                           {5, 100004, 300000, 100, 1, 100, 1}};
     for (int i = 0; i < 2; i++) {
         hb_u1(b, (uint8_t)site[i][0]);
         for (int j = 1; j < 7; j++)

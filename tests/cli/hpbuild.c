@@ -19,7 +19,10 @@ void hb_bytes(hb_buf *b, const void *p, size_t n)
     b->len += n;
 }
 
-void hb_u1(hb_buf *b, uint8_t v) { hb_bytes(b, &v, 1); }
+void hb_u1(hb_buf *b, uint8_t v)
+{
+    hb_bytes(b, &v, 1);
+}
 void hb_u2(hb_buf *b, uint16_t v)
 {
     hb_u1(b, (uint8_t)(v >> 8));

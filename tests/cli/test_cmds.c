@@ -3,7 +3,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
 #include <cmocka.h>
+
 #include <string.h>
 #include <time.h>
 
@@ -16,18 +18,17 @@
 static const char trace_300001[] = "TRACE 300001: (thread=200001)\n"
                                    "\tFoo.<init>(Foo.java:12)\n"
                                    "\tFoo.run(<Unknown Source>:Unknown line)\n";
-static const char sites[] =
-    "SITES BEGIN (ordered by live bytes) " WHEN
-    "          percent          live          alloc'ed  stack class\n"
-    " rank   self  accum     bytes objs     bytes  objs trace name\n"
-    "    1 66.67% 66.67%       200    3       900     9 300001 Foo\n"
-    "    2 33.33% 100.00%       100    1       100     1 300000 char[]\n"
-    "SITES END\n";
-static const char samples[] = "CPU SAMPLES BEGIN (total = 10) " WHEN
-                              "rank   self  accum   count trace method\n"
-                              "   1 70.00% 70.00%       7 300001 Foo.<init>\n"
-                              "   2 30.00% 100.00%       3 300000 <empty trace>\n"
-                              "CPU SAMPLES END\n";
+static const char sites[] = "SITES BEGIN (ordered by live bytes) " WHEN
+                            "          percent          live          alloc'ed  stack class\n"
+                            " rank   self  accum     bytes objs     bytes  objs trace name\n"
+                            "    1 66.67% 66.67%       200    3       900     9 300001 Foo\n"
+                            "    2 33.33% 100.00%       100    1       100     1 300000 char[]\n"
+                            "SITES END\n";
+static const char samples[] =
+    "CPU SAMPLES BEGIN (total = 10) " WHEN "rank   self  accum   count trace method\n"
+    "   1 70.00% 70.00%       7 300001 Foo.<init>\n"
+    "   2 30.00% 100.00%       3 300000 <empty trace>\n"
+    "CPU SAMPLES END\n";
 
 static run_result run_fixture(cmd_fn fn, uint32_t id_size, int segmented, int two, hp_opts o)
 {
@@ -175,8 +176,9 @@ static void thread_names(void **state)
     assert_int_equal(v.rc, 0);
     run_free(&v);
     run_result t = run_cmd(hp_cmd_threads, &b, &o);
-    assert_string_equal(t.out, "THREAD OBJ a000 (id = 1, trace = 0, name=\"worker\", heap dump 1)\n"
-                               "THREAD OBJ b000 (id = 2, trace = 0, name=\"\xCE\xA9\", heap dump 1)\n");
+    assert_string_equal(t.out,
+                        "THREAD OBJ a000 (id = 1, trace = 0, name=\"worker\", heap dump 1)\n"
+                        "THREAD OBJ b000 (id = 2, trace = 0, name=\"\xCE\xA9\", heap dump 1)\n");
     run_free(&t);
     hb_free(&b);
 }
@@ -281,9 +283,13 @@ int main(void)
     setenv("TZ", "UTC", 1);
     tzset();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(histo),   cmocka_unit_test(sites_and_samples),
-        cmocka_unit_test(threads), cmocka_unit_test(thread_names), cmocka_unit_test(text),
-        cmocka_unit_test(records_and_summary), cmocka_unit_test(malformed_input),
+        cmocka_unit_test(histo),
+        cmocka_unit_test(sites_and_samples),
+        cmocka_unit_test(threads),
+        cmocka_unit_test(thread_names),
+        cmocka_unit_test(text),
+        cmocka_unit_test(records_and_summary),
+        cmocka_unit_test(malformed_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

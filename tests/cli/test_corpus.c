@@ -7,7 +7,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
 #include <cmocka.h>
+
 #include <dirent.h>
 #include <string.h>
 

@@ -3,7 +3,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
 #include <cmocka.h>
+
 #include <string.h>
 
 #include "fixture.h"
@@ -181,10 +183,9 @@ static void heap_roots_all_kinds(void **state)
     /* tag, number of u4 fields after the object ID, extra ID after it */
     static const struct {
         uint8_t tag, u4s, ids;
-    } kinds[] = {{0xFF, 0, 0}, {0x01, 0, 1}, {0x02, 2, 0}, {0x03, 2, 0}, {0x04, 1, 0},
-                 {0x05, 0, 0}, {0x06, 1, 0}, {0x07, 0, 0}, {0x08, 2, 0}, {0x89, 0, 0},
-                 {0x8A, 0, 0}, {0x8B, 0, 0}, {0x8C, 0, 0}, {0x8D, 0, 0}, {0x8E, 2, 0},
-                 {0x90, 0, 0}};
+    } kinds[] = {{0xFF, 0, 0}, {0x01, 0, 1}, {0x02, 2, 0}, {0x03, 2, 0}, {0x04, 1, 0}, {0x05, 0, 0},
+                 {0x06, 1, 0}, {0x07, 0, 0}, {0x08, 2, 0}, {0x89, 0, 0}, {0x8A, 0, 0}, {0x8B, 0, 0},
+                 {0x8C, 0, 0}, {0x8D, 0, 0}, {0x8E, 2, 0}, {0x90, 0, 0}};
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
         hb_buf sub = {.id_size = 8};
         hp_sub s;
@@ -278,8 +279,7 @@ static void heap_errors(void **state)
     hb_instance(&sub, 1, 0, 2, "abcd", 4);
     sub.len -= 2;
     assert_int_equal(parse_sub(&sub, &s, &e), -1);
-    assert_string_equal(e.what,
-                        "INSTANCE DUMP truncated in field values (2 bytes left, need 4)");
+    assert_string_equal(e.what, "INSTANCE DUMP truncated in field values (2 bytes left, need 4)");
     hb_free(&sub);
 
     sub = (hb_buf){.id_size = 8};
@@ -342,11 +342,16 @@ static void idmap_grows(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(header_ok),         cmocka_unit_test(header_errors),
-        cmocka_unit_test(record_bounds),     cmocka_unit_test(record_lengths),
-        cmocka_unit_test(decode_fixture_records), cmocka_unit_test(heap_roots_all_kinds),
-        cmocka_unit_test(heap_dumps_and_info), cmocka_unit_test(heap_errors),
-        cmocka_unit_test(class_names),       cmocka_unit_test(idmap_grows),
+        cmocka_unit_test(header_ok),
+        cmocka_unit_test(header_errors),
+        cmocka_unit_test(record_bounds),
+        cmocka_unit_test(record_lengths),
+        cmocka_unit_test(decode_fixture_records),
+        cmocka_unit_test(heap_roots_all_kinds),
+        cmocka_unit_test(heap_dumps_and_info),
+        cmocka_unit_test(heap_errors),
+        cmocka_unit_test(class_names),
+        cmocka_unit_test(idmap_grows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,7 +3,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
 #include <cmocka.h>
+
 #include <string.h>
 
 #include "fixture.h"
@@ -95,8 +97,8 @@ static void class_size_mismatch(void **state)
     hb_class_dump(&b, FX_OBJECT_CLASS, 0, 8, 1, names, types);
     hb_end(&b, at);
     char line[300];
-    snprintf(line, sizeof line, "CLASS DUMP 0x1000 instance size 8, its fields need 4 at offset %zu",
-             cls);
+    snprintf(line, sizeof line,
+             "CLASS DUMP 0x1000 instance size 8, its fields need 4 at offset %zu", cls);
     expect_error(&b, 1, line);
     hb_free(&b);
 }
@@ -179,7 +181,8 @@ static void segment_grouping(void **state)
     hb_init(&b, "1.0.2", 8);
     size_t seg = b.len;
     hb_end(&b, hb_begin(&b, 0x1C));
-    expect_error(&b, 1, "segmented heap dump started at offset 31 has no HEAP DUMP END at offset 40");
+    expect_error(&b, 1,
+                 "segmented heap dump started at offset 31 has no HEAP DUMP END at offset 40");
     size_t dump = b.len;
     hb_end(&b, hb_begin(&b, 0x0C));
     hb_end(&b, hb_begin(&b, 0x2C));
@@ -287,10 +290,10 @@ static void error_limit(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(well_formed_variants), cmocka_unit_test(instance_size_mismatch),
-        cmocka_unit_test(class_size_mismatch),  cmocka_unit_test(missing_class_and_super),
-        cmocka_unit_test(dangling_reference),   cmocka_unit_test(duplicate_object),
-        cmocka_unit_test(segment_grouping),     cmocka_unit_test(record_references),
+        cmocka_unit_test(well_formed_variants),  cmocka_unit_test(instance_size_mismatch),
+        cmocka_unit_test(class_size_mismatch),   cmocka_unit_test(missing_class_and_super),
+        cmocka_unit_test(dangling_reference),    cmocka_unit_test(duplicate_object),
+        cmocka_unit_test(segment_grouping),      cmocka_unit_test(record_references),
         cmocka_unit_test(truncated_and_unknown), cmocka_unit_test(bad_sub_record),
         cmocka_unit_test(error_limit),
     };
