@@ -1,0 +1,99 @@
+// Allocations with known counts for the heap=sites tests. Each case
+// allocates at fixed lines (the driver reads the line numbers from the
+// "// SITE <name>" markers) and stores every object in a static field so
+// that escape analysis cannot remove the allocation.
+import java.lang.reflect.Array;
+import java.lang.reflect.Constructor;
+import java.util.ArrayList;
+import java.util.List;
+
+public class SitesProg {
+    static volatile Object sink;
+    static final List<Object> kept = new ArrayList<>();
+
+    static final class Item implements Cloneable {
+        long value;
+
+        Item(long v) { value = v; }
+
+        public Item() { }
+
+        @Override
+        public Item clone() {
+            try {
+                return (Item) super.clone(); // SITE itemclone
+            } catch (CloneNotSupportedException e) {
+                throw new AssertionError(e);
+            }
+        }
+    }
+
+    static void allocate(int n, int keep) {
+        for (int i = 0; i < n; i++) {
+            Item it = new Item(i); // SITE basic
+            sink = it;
+            if (i < keep) kept.add(it);
+        }
+        sink = null;
+    }
+
+    static void primitives(int n) {
+        for (int i = 0; i < n; i++) {
+            kept.add(new boolean[10]); // SITE boolean
+            kept.add(new byte[10]); // SITE byte
+            kept.add(new char[10]); // SITE char
+            kept.add(new short[10]); // SITE short
+            kept.add(new int[10]); // SITE int
+            kept.add(new long[10]); // SITE long
+            kept.add(new float[10]); // SITE float
+            kept.add(new double[10]); // SITE double
+            kept.add(new Item[10]); // SITE objarray
+        }
+    }
+
+    static void multi(int n) {
+        for (int i = 0; i < n; i++) {
+            sink = new int[3][4]; // SITE multi
+        }
+    }
+
+    static void cloning(int n) {
+        Item proto = new Item(7);
+        int[] arr = new int[10];
+        for (int i = 0; i < n; i++) {
+            sink = proto.clone(); // SITE cloneobj
+            sink = arr.clone(); // SITE clonearr
+        }
+    }
+
+    static void reflection(int n) throws Exception {
+        Constructor<Item> c = Item.class.getConstructor();
+        for (int i = 0; i < n; i++) {
+            sink = c.newInstance(); // SITE reflect
+            sink = Array.newInstance(long.class, 10); // SITE reflectarr
+        }
+    }
+
+    static void threads(int t, int n) throws Exception {
+        Thread[] ts = new Thread[t];
+        for (int k = 0; k < t; k++) {
+            ts[k] = new Thread(() -> allocate(n, 0), "alloc-" + k);
+            ts[k].start();
+        }
+        for (Thread th : ts) th.join();
+    }
+
+    public static void main(String[] args) throws Exception {
+        int n = Integer.parseInt(args[1]);
+        switch (args[0]) {
+            case "basic": allocate(n, Integer.parseInt(args[2])); break; // SITE dispatch
+            case "prims": primitives(n); break;
+            case "multi": multi(n); break;
+            case "clone": cloning(n); break;
+            case "reflect": reflection(n); break;
+            case "threads": threads(Integer.parseInt(args[2]), n); break;
+            default: throw new IllegalArgumentException(args[0]);
+        }
+        sink = null;
+    }
+}

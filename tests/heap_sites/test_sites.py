@@ -1,0 +1,221 @@
+"""heap=sites integration tests: programs with known allocation counts,
+exact and sampled, ascii and binary, on the JDK given by --java-home.
+
+Sizes assume HotSpot's 64-bit defaults (compressed oops and class
+pointers, 8-byte alignment): a 12-byte object header, a 16-byte array
+header."""
+import os
+import re
+import struct
+import sys
+import unittest
+
+import hproftest as h
+import sites
+
+ITEM = "SitesProg$Item"
+ITEM_SIZE = 24  # header 12 + long 8, aligned
+
+
+def align(n):
+    return (n + 7) & ~7
+
+
+def array_size(elem_bytes, length):
+    return align(16 + elem_bytes * length)
+
+
+def site_lines(source):
+    """Line numbers of the '// SITE <name>' markers in SitesProg.java."""
+    lines = {}
+    with open(source) as f:
+        for no, text in enumerate(f, 1):
+            m = re.search(r"// SITE (\w+)$", text.rstrip())
+            if m:
+                lines[m.group(1)] = no
+    return lines
+
+
+def make_case(env):
+    source = dict(zip(sys.argv[1::2], sys.argv[2::2]))["--source"]
+    line = site_lines(source)
+
+    class HeapSites(unittest.TestCase):
+        def run_prog(self, name, options, *args, binary=False):
+            """Runs SitesProg with heap=sites; returns the single SITES table."""
+            out = os.path.join(env.work, f"sites-{name}.{'bin' if binary else 'txt'}")
+            opts = f"heap=sites,file={out}" + (",format=b" if binary else "") + options
+            res = h.run_java(env, opts, ["SitesProg"] + [str(a) for a in args])
+            self.assertEqual(res.returncode, 0, res.stderr)
+            self.assertNotIn("HPROF ERROR", res.stderr)
+            self.assertIn("Dumping allocation sites ... done.", res.stderr)
+            prof, tables = (sites.binary_tables if binary else sites.ascii_tables)(out)
+            self.assertEqual(len(tables), 1)
+            self.check_order(tables[0])
+            return prof, tables[0]
+
+        def check_order(self, t):
+            keys = [r["live_bytes"] for r in t.rows]
+            self.assertEqual(keys, sorted(keys, reverse=True), "rows not by live bytes")
+            for r in t.rows:
+                self.assertLessEqual(r["live_objs"], r["alloc_objs"])
+                self.assertLessEqual(r["live_bytes"], r["alloc_bytes"])
+
+        def one_row(self, t, cls, frames):
+            rows = t.find(cls, frames)
+            self.assertEqual(len(rows), 1, f"{cls} at {frames}: {rows}")
+            return rows[0]
+
+        def at(self, method, site):
+            return sites.frame("SitesProg", method, line[site])
+
+        def check_basic(self, t, n, keep):
+            r = self.one_row(t, ITEM, [self.at("allocate", "basic"), self.at("main", "dispatch")])
+            self.assertEqual((r["alloc_objs"], r["alloc_bytes"]), (n, n * ITEM_SIZE))
+            self.assertEqual((r["live_objs"], r["live_bytes"]), (keep, keep * ITEM_SIZE))
+
+        # ------------------------------------------------------------ exact
+
+        def test_basic_ascii(self):
+            _, t = self.run_prog("basic", "", "basic", 20000, 700)
+            self.check_basic(t, 20000, 700)
+            total = 100.0 * t.rows[0]["live_bytes"] / sum(r["live_bytes"] for r in t.rows)
+            self.assertLessEqual(t.rows[0]["self"], total + 0.01)
+
+        def test_basic_binary(self):
+            prof, t = self.run_prog("basic", "", "basic", 20000, 700, binary=True)
+            self.check_basic(t, 20000, 700)
+            self.assertEqual(t.cutoff, struct.unpack(">f", struct.pack(">f", 0.0001))[0])
+            self.assertGreaterEqual(t.totals["alloc_objs"], sum(r["alloc_objs"] for r in t.rows))
+            self.assertGreaterEqual(t.totals["live_bytes"], sum(r["live_bytes"] for r in t.rows))
+            if env.cli and os.path.exists(env.cli):
+                res = h.subprocess.run([env.cli, "verify", os.path.join(env.work, "sites-basic.bin")],
+                                       capture_output=True, text=True)
+                self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
+
+        def test_garbage_only_site_hidden_by_default_cutoff(self):
+            _, t = self.run_prog("garbage", "", "basic", 5000, 0)
+            self.assertEqual(t.find(ITEM, [self.at("allocate", "basic")]), [])
+            _, t = self.run_prog("garbage0", ",cutoff=0", "basic", 5000, 0)
+            r = self.one_row(t, ITEM, [self.at("allocate", "basic")])
+            self.assertEqual((r["alloc_objs"], r["live_objs"], r["live_bytes"]), (5000, 0, 0))
+
+        def test_primitive_arrays(self):
+            n = 300
+            sizes = {"boolean": 1, "byte": 1, "char": 2, "short": 2, "int": 4, "long": 8,
+                     "float": 4, "double": 8}
+            for binary in (False, True):
+                _, t = self.run_prog("prims", "", "prims", n, binary=binary)
+                for prim, size in sizes.items():
+                    r = self.one_row(t, prim + "[]", [self.at("primitives", prim)])
+                    each = array_size(size, 10)
+                    self.assertEqual((r["alloc_objs"], r["alloc_bytes"]), (n, n * each), prim)
+                    self.assertEqual((r["live_objs"], r["live_bytes"]), (n, n * each), prim)
+                r = self.one_row(t, ITEM + "[]", [self.at("primitives", "objarray")])
+                self.assertEqual((r["alloc_objs"], r["alloc_bytes"]), (n, n * array_size(4, 10)))
+
+        def test_multi_dimensional(self):
+            n = 2000
+            for binary in (False, True):
+                _, t = self.run_prog("multi", ",cutoff=0", "multi", n, binary=binary)
+                top = [self.at("multi", "multi")]
+                outer = self.one_row(t, "int[][]", top)
+                inner = self.one_row(t, "int[]", top)
+                self.assertEqual((outer["alloc_objs"], outer["alloc_bytes"]),
+                                 (n, n * array_size(4, 3)))
+                self.assertEqual((inner["alloc_objs"], inner["alloc_bytes"]),
+                                 (3 * n, 3 * n * array_size(4, 4)))
+
+        def test_clone(self):
+            n = 3000
+            _, t = self.run_prog("clone", ",cutoff=0", "clone", n)
+            native = sites.frame("java.lang.Object", "clone", None)
+            r = self.one_row(t, ITEM, [native, sites.frame(ITEM, "clone", line["itemclone"])])
+            self.assertTrue(r["native_top"])
+            self.assertEqual((r["alloc_objs"], r["alloc_bytes"]), (n, n * ITEM_SIZE))
+            r = self.one_row(t, "int[]", [native, self.at("cloning", "clonearr")])
+            self.assertEqual((r["alloc_objs"], r["alloc_bytes"]), (n, n * array_size(4, 10)))
+
+        def test_reflection(self):
+            # Deep traces: the reflective call chain sits between the
+            # allocation and the caller, and differs between JDK 17 and 25.
+            n = 1000
+            _, t = self.run_prog("reflect", ",cutoff=0,depth=16", "reflect", n)
+            rows = t.with_frame(ITEM, self.at("reflection", "reflect"))
+            self.assertEqual(sum(r["alloc_objs"] for r in rows), n)
+            self.assertEqual(sum(r["alloc_bytes"] for r in rows), n * ITEM_SIZE)
+            rows = t.with_frame("long[]", self.at("reflection", "reflectarr"))
+            self.assertEqual(len(rows), 1)
+            self.assertEqual(rows[0]["frames"][0], sites.frame("java.lang.reflect.Array", "newArray", None))
+            self.assertEqual(rows[0]["alloc_objs"], n)
+
+        def test_threads_add_up(self):
+            threads, n = 8, 5000
+            _, t = self.run_prog("threads", ",cutoff=0", "threads", n, threads)
+            r = self.one_row(t, ITEM, [self.at("allocate", "basic")])
+            self.assertEqual((r["alloc_objs"], r["alloc_bytes"]), (threads * n, threads * n * ITEM_SIZE))
+            self.assertIsNone(r["thread"])
+
+        def test_thread_y(self):
+            threads, n = 4, 3000
+            for binary in (False, True):
+                prof, t = self.run_prog("threads_y", ",cutoff=0,thread=y", "threads", n, threads,
+                                        binary=binary)
+                rows = t.find(ITEM, [self.at("allocate", "basic")])
+                self.assertEqual(len(rows), threads)
+                self.assertEqual(len({r["thread"] for r in rows}), threads)
+                starts = ({s[0]: s[3] for s in prof.thread_starts} if binary
+                          else {s[1]: s[2] for s in prof.thread_starts})
+                for r in rows:
+                    self.assertEqual(r["alloc_objs"], n)
+                    self.assertRegex(starts[r["thread"]], r"^alloc-\d$")
+
+        def test_depth_1(self):
+            _, t = self.run_prog("depth1", ",depth=1", "basic", 4000, 400)
+            r = self.one_row(t, ITEM, [self.at("allocate", "basic")])
+            self.assertEqual(len(r["frames"]), 1)
+            self.assertEqual((r["alloc_objs"], r["live_objs"]), (4000, 400))
+
+        def test_depth_0(self):
+            for binary in (False, True):
+                _, t = self.run_prog("depth0", ",depth=0", "basic", 4000, 400, binary=binary)
+                r = self.one_row(t, ITEM, [])
+                self.assertEqual(r["frames"], [])
+                self.assertEqual(r["trace"], 300000)
+                self.assertEqual((r["alloc_objs"], r["live_objs"]), (4000, 400))
+                self.assertTrue(all(not x["frames"] for x in t.rows))
+
+        def test_cutoff(self):
+            for binary in (False, True):
+                _, t = self.run_prog("cutoff", ",cutoff=0.05", "basic", 20000, 5000, binary=binary)
+                self.check_basic(t, 20000, 5000)
+                total = t.totals.get("live_bytes")
+                for r in t.rows:
+                    if binary:
+                        self.assertGreaterEqual(r["live_bytes"] / total, 0.05)
+                    else:
+                        self.assertGreaterEqual(r["self"], 5.0)
+                self.assertLessEqual(len(t.rows), 20)
+                if binary:
+                    self.assertAlmostEqual(t.cutoff, 0.05, places=6)
+
+        # ---------------------------------------------------------- sampled
+
+        def test_sampled_estimate(self):
+            # 1M objects of 24 bytes at a 32 KiB mean interval: about 730
+            # samples allocated and 365 live; 25% is over 4 standard errors.
+            n, keep = 1000000, 500000
+            for binary in (False, True):
+                _, t = self.run_prog("sampled", ",alloc_interval=32768,cutoff=0", "basic", n, keep,
+                                     binary=binary)
+                r = self.one_row(t, ITEM, [self.at("allocate", "basic")])
+                self.assertAlmostEqual(r["alloc_objs"] / n, 1.0, delta=0.25)
+                self.assertAlmostEqual(r["alloc_bytes"] / (n * ITEM_SIZE), 1.0, delta=0.25)
+                self.assertAlmostEqual(r["live_objs"] / keep, 1.0, delta=0.25)
+                self.assertAlmostEqual(r["live_bytes"] / (keep * ITEM_SIZE), 1.0, delta=0.25)
+
+    return HeapSites
+
+
+if __name__ == "__main__":
+    h.main(make_case)
