@@ -35,7 +35,7 @@ typedef struct {
     int32_t *label; /* pc -> new offset of the instruction's injected prefix */
     int32_t *opc;   /* pc -> new offset of the instruction itself */
     wr_t inj;       /* injected code fragments */
-    uint32_t entry_len, handler, handler_len;
+    uint32_t entry_len, handler, handler_len; /* catch-all handler fragment */
     int64_t catch_from; /* original pc the catch-all range starts at, -1: none */
     uint32_t end;       /* new offset of the end of the original code */
     int injected;
@@ -222,10 +222,13 @@ static int branch_crosses(const mctx *m, const insn_t *i, int64_t t, void *arg)
     return i->pc < s ? t <= s : t > s;
 }
 
-/* Start of the catch-all range of a constructor: just after the super()/this()
- * call, found as the first invokespecial <init> not matching a preceding
- * `new`.  Checked so that no code after it can run with `this` uninitialized;
- * -1 when that cannot be shown. */
+/* Start of a constructor's catch-all range: just after its super() or
+ * this() call, found as the first invokespecial <init> not matching a
+ * preceding `new`.  Checked so that no code after it can run with `this`
+ * uninitialized; -1 when that cannot be shown.  The code before it cannot be
+ * covered: HotSpot checks a handler over the invokespecial against the frame
+ * after the call with flagThisUninit still set, which no StackMapTable frame
+ * can accept (local 0 would have to be both uninitializedThis and Top). */
 static int64_t ctor_body_start(mctx *m, const smt_table *smt)
 {
     uint32_t pending = 0, k;
@@ -285,7 +288,7 @@ static void plan(mctx *m, const smt_table *smt)
         int site;
         i->pre = (uint32_t)m->inj.len;
         if (exit_on && (insn_is_return(op) ||
-                        (op == OP_ATHROW && (m->catch_from < 0 || i->pc < m->catch_from))))
+                                        (op == OP_ATHROW && (m->catch_from < 0 || i->pc < m->catch_from))))
             call_method_hook(m, HK_EXIT);
         else if (on && op == OP_NEW && h->new_obj_name && site_number(m, i, &site)) {
             push_int(m, site);
@@ -516,6 +519,10 @@ static void emit_attrs(mctx *m, const smt_table *smt, int has_smt, wr_t *w)
                                       (uint16_t)m->x->throwable, w);
             if (e)
                 fail(m, e);
+        } else if (cp_utf8_eq(cp, name, "StackMap")) {
+            const char *e = smap_write(d, len, m->label, m->opc, m->len, w);
+            if (e)
+                fail(m, e);
         } else if (cp_utf8_eq(cp, name, "RuntimeVisibleTypeAnnotations") ||
                    cp_utf8_eq(cp, name, "RuntimeInvisibleTypeAnnotations")) {
             uint8_t *o = wr_space(w, len);
@@ -574,8 +581,6 @@ static const char *load_smt(mctx *m, const cf_member *mem, smt_table *smt, int *
     for (uint16_t k = 0; k < m->nattrs; k++) {
         uint32_t name = rd_u2(&r), len = rd_u4(&r);
         const uint8_t *d = rd_bytes(&r, len);
-        if (cp_utf8_eq(&m->x->cf.cp, name, "StackMap"))
-            return fail(m, "CLDC StackMap attribute not supported");
         if (!cp_utf8_eq(&m->x->cf.cp, name, "StackMapTable"))
             continue;
         if ((*has)++)
@@ -622,7 +627,7 @@ static const char *finish(mctx *m, cf_member *mem, const smt_table *smt, int has
         wr_u2(&w, (uint32_t)m->label[be_u2(x + 4)]);
         wr_u2(&w, be_u2(x + 6));
     }
-    if (m->catch_from >= 0) {
+    if (m->catch_from >= 0) { /* last, so every original handler takes precedence */
         wr_u2(&w, (uint32_t)m->label[m->catch_from]);
         wr_u2(&w, m->end);
         wr_u2(&w, m->end);
@@ -648,8 +653,6 @@ const char *code_rewrite(rw_ctx *x, cf_member *mem, const cf_attr *code, const m
     wr_init(&m.inj, (size_t)MAX_CODE * 4);
     if (!parse_code(&m, code) && !decode(&m) && !load_smt(&m, mem, &smt, &has_smt)) {
         plan(&m, has_smt ? &smt : NULL);
-        if (m.catch_from >= 0 && m.catch_from >= m.len)
-            m.catch_from = -1;
         if (!m.err && (m.injected || x->force) && !layout(&m))
             finish(&m, mem, &smt, has_smt);
         if (!m.err && m.injected)

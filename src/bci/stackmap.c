@@ -181,3 +181,25 @@ const char *smt_write(const smt_table *t, const int32_t *label, const int32_t *i
     }
     return w->err ? "output too large" : NULL;
 }
+
+const char *smap_write(const uint8_t *data, uint32_t len, const int32_t *label,
+                       const int32_t *insn, uint32_t code_len, wr_t *w)
+{
+    rd_t r;
+    rd_init(&r, data, len);
+    uint32_t n = rd_u2(&r);
+    wr_u2(w, n);
+    for (uint32_t i = 0; i < n && !r.err; i++) {
+        uint32_t pc = rd_u2(&r);
+        if (r.err || pc >= code_len || label[pc] < 0)
+            return "StackMap frame not at an instruction";
+        wr_u2(w, (uint32_t)label[pc]);
+        for (int part = 0; part < 2; part++) {
+            uint32_t k = rd_u2(&r);
+            wr_u2(w, k);
+            if (!copy_vtypes(&r, w, k, insn, code_len))
+                return "malformed StackMap";
+        }
+    }
+    return r.err || r.pos != len ? "malformed StackMap" : NULL;
+}

@@ -30,9 +30,14 @@ void smt_free(smt_table *t);
 /* Writes the relocated table (attribute body only).  label[pc]: new offset a
  * frame at pc moves to; insn[pc]: new offset of the instruction at pc (for
  * Uninitialized(pc)); -1 where pc is not an instruction.  If handler_pc is
- * nonzero, appends a full frame there with no locals and stack
- * [Object(throwable_cp)].  NULL on success. */
+ * nonzero, appends a full frame there for a catch-all handler: no locals,
+ * stack [Object(throwable_cp)].  NULL on success. */
 const char *smt_write(const smt_table *t, const int32_t *label, const int32_t *insn,
                       uint32_t code_len, uint32_t handler_pc, uint16_t throwable_cp, wr_t *w);
+
+/* Relocates a CLDC-style StackMap attribute body (u2 count, then full frames
+ * with absolute u2 offsets), as found in some pre-Java 6 class files. */
+const char *smap_write(const uint8_t *data, uint32_t len, const int32_t *label,
+                       const int32_t *insn, uint32_t code_len, wr_t *w);
 
 #endif

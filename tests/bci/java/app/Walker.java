@@ -1,6 +1,13 @@
 package app;
 
 import java.net.URI;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.util.Collections;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
 import java.nio.file.FileSystem;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
@@ -15,28 +22,34 @@ import java.util.stream.Stream;
  * Loads and links every class of the runtime image (jrt:/), so that each one
  * passes through the class-file load hook and the verifier.  Linking is forced
  * with getDeclaredFields(), which links the class (verification included)
- * before it reflects.  Usage: Walker [every-Nth-class].  Output depends only on
+ * before it reflects.  Usage: Walker jrt|JAR-DIR [every-Nth-class]; with a
+ * directory, all its jars are loaded by one URLClassLoader.  Output depends only on
  * the image, so runs with and without the rewriting agent can be compared.
  */
 public final class Walker {
     public static void main(String[] args) throws Exception {
-        int every = args.length > 0 ? Integer.parseInt(args[0]) : 1;
-        FileSystem fs = FileSystems.getFileSystem(URI.create("jrt:/"));
+        int every = args.length > 1 ? Integer.parseInt(args[1]) : 1;
         List<String> names = new ArrayList<>();
-        try (Stream<Path> s = Files.walk(fs.getPath("/modules"))) {
-            s.map(p -> p.toString())
-                    .filter(p -> p.endsWith(".class") && !p.endsWith("module-info.class"))
-                    .sorted()
-                    .forEach(p -> {
-                        String rel = p.substring(p.indexOf('/', "/modules/".length()) + 1);
-                        names.add(rel.substring(0, rel.length() - 6).replace('/', '.'));
-                    });
+        ClassLoader cl;
+        if (args[0].equals("jrt")) {
+            FileSystem fs = FileSystems.getFileSystem(URI.create("jrt:/"));
+            try (Stream<Path> s = Files.walk(fs.getPath("/modules"))) {
+                s.map(Path::toString)
+                        .filter(p -> p.endsWith(".class") && !p.endsWith("module-info.class"))
+                        .forEach(p -> names.add(p.substring(p.indexOf('/', 9) + 1)));
+            }
+            cl = ClassLoader.getSystemClassLoader();
+        } else {
+            cl = jarLoader(Path.of(args[0]), names);
         }
-        ClassLoader cl = ClassLoader.getSystemClassLoader();
+        names.replaceAll(n -> n.substring(0, n.length() - 6).replace('/', '.'));
+        Collections.sort(names);
         int tried = 0, linked = 0;
         Map<String, Integer> errors = new TreeMap<>();
         List<String> verifyErrors = new ArrayList<>();
         for (int i = 0; i < names.size(); i += every) {
+            if (i > 0 && names.get(i).equals(names.get(i - 1)))
+                continue;
             tried++;
             try {
                 Class<?> c = Class.forName(names.get(i), false, cl);
@@ -54,5 +67,26 @@ public final class Walker {
         errors.forEach((k, v) -> System.out.println("  " + k + ": " + v));
         verifyErrors.forEach(e -> System.out.println("VERIFY " + e));
         System.exit(verifyErrors.isEmpty() ? 0 : 1);
+    }
+
+    /** A loader over every jar in dir (symlinks resolved, duplicates dropped). */
+    private static ClassLoader jarLoader(Path dir, List<String> names) throws Exception {
+        Set<Path> jars = new TreeSet<>();
+        try (Stream<Path> s = Files.list(dir)) {
+            for (Path p : (Iterable<Path>) s::iterator)
+                if (p.toString().endsWith(".jar") && Files.isRegularFile(p))
+                    jars.add(p.toRealPath());
+        }
+        List<URL> urls = new ArrayList<>();
+        for (Path j : jars) {
+            urls.add(j.toUri().toURL());
+            try (JarFile jf = new JarFile(j.toFile())) {
+                jf.stream().map(JarEntry::getName)
+                        .filter(n -> n.endsWith(".class") && !n.contains("-")
+                                && !n.startsWith("META-INF/"))
+                        .forEach(names::add);
+            }
+        }
+        return new URLClassLoader(urls.toArray(new URL[0]), ClassLoader.getPlatformClassLoader());
     }
 }
