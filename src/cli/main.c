@@ -119,8 +119,11 @@ int main(int argc, char **argv)
     hp_file f;
     hp_error e;
     if (hp_open(&f, path, &e) != 0) {
-        hp_report(stderr, &f, &e);
-        int io = f.base == NULL;
+        int io = f.base == NULL; /* nothing mapped: an I/O problem, not bad content */
+        if (io)
+            fprintf(stderr, "hprof: error: %s: %s\n", path, e.what);
+        else
+            hp_report(stderr, &f, &e);
         hp_close(&f);
         return io ? HP_EXIT_IO : HP_EXIT_MALFORMED;
     }

@@ -138,17 +138,23 @@ int hp_cmd_records(const hp_file *f, const hp_opts *opts, FILE *out, FILE *err)
     hp_record r;
     hp_rec o;
     hp_error e;
-    int rc;
+    int rc, status = HP_EXIT_OK;
     fprintf(out, "%s, ID size %u, time stamp %" PRIu64 " ms\n", f->version, f->id_size,
             f->timestamp_ms);
     fprintf(out, "%12s %-18s %10s %10s fields\n", "offset", "tag", "time(us)", "length");
     while ((rc = hp_next_record(f, &pos, &r, &e)) == 1) {
+        char unknown[16];
         const char *name = hp_tag_name(r.tag);
+        if (!name) snprintf(unknown, sizeof unknown, "tag 0x%02x", r.tag);
+        fprintf(out, "%12" PRIu64 " %-18s %10u %10u", r.offset, name ? name : unknown, r.time,
+                r.length);
+        /* A body that does not decode is reported; its length still leads on. */
         if (hp_parse_record(f, &r, &o, &e) != 0) {
+            fputs(" (malformed)\n", out);
             hp_report(err, f, &e);
-            return HP_EXIT_MALFORMED;
+            status = HP_EXIT_MALFORMED;
+            continue;
         }
-        fprintf(out, "%12" PRIu64 " %-18s %10u %10u", r.offset, name, r.time, r.length);
         fields(out, f, &r, &o);
         fputc('\n', out);
         if (opts->heap && (r.tag == HP_HEAP_DUMP || r.tag == HP_HEAP_DUMP_SEGMENT)) {
@@ -159,13 +165,13 @@ int hp_cmd_records(const hp_file *f, const hp_opts *opts, FILE *out, FILE *err)
                 sub_line(out, &s);
             if (rc < 0) {
                 hp_report(err, f, &e);
-                return HP_EXIT_MALFORMED;
+                status = HP_EXIT_MALFORMED;
             }
         }
     }
     if (rc < 0) {
         hp_report(err, f, &e);
-        return HP_EXIT_MALFORMED;
+        status = HP_EXIT_MALFORMED;
     }
-    return HP_EXIT_OK;
+    return status;
 }
