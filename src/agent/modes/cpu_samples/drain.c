@@ -8,6 +8,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <time.h>
 
 /* AsyncGetCallTrace error codes run from -1 to -10 (forte.cpp's ticks_*). */
@@ -20,7 +21,10 @@ static uint64_t counted, failed[AGCT_CODES + 1];
 
 static void take(jvmtiEnv *jvmti, JNIEnv *jni, const struct hp_sample *s)
 {
-    if (s->n_frames == 0) return; /* a compiler or agent thread: no Java code on CPU */
+    /* No Java frame at all: an agent thread, or a VM-internal one armed by
+     * hp_timers_arm_unseen (compiler threads give -3, "not in Java, no
+     * Java frame"). These are not lost Java samples. */
+    if (s->n_frames == 0 || (s->n_frames == -3 && s->thread_serial == 0)) return;
     if (s->n_frames < 0) {
         failed[-s->n_frames <= AGCT_CODES ? -s->n_frames : 0]++;
         return;
@@ -77,14 +81,19 @@ void hp_drain_thread_stop(void)
 void hp_drain_report_losses(void)
 {
     pthread_mutex_lock(&lock);
-    uint64_t lost = hp_ring_dropped();
-    for (int i = 0; i <= AGCT_CODES; i++)
+    uint64_t dropped = hp_ring_dropped(), lost = dropped;
+    char codes[256] = "";
+    size_t len = 0;
+    for (int i = 0; i <= AGCT_CODES; i++) {
         lost += failed[i];
+        if (failed[i] && len < sizeof codes)
+            len += (size_t)snprintf(codes + len, sizeof codes - len, " %d:%llu", i ? -i : -99,
+                                    (unsigned long long)failed[i]);
+    }
     if (lost)
-        hp_verbose("HPROF: cpu=samples: %llu samples counted, %llu not (%llu with the queue "
-                   "full, %llu where AsyncGetCallTrace could not walk the stack)\n",
+        hp_verbose("HPROF: cpu=samples: %llu samples counted, %llu lost (queue full: %llu; "
+                   "AsyncGetCallTrace errors code:count%s)\n",
                    (unsigned long long)counted, (unsigned long long)lost,
-                   (unsigned long long)hp_ring_dropped(),
-                   (unsigned long long)(lost - hp_ring_dropped()));
+                   (unsigned long long)dropped, len ? codes : " none");
     pthread_mutex_unlock(&lock);
 }
