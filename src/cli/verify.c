@@ -211,9 +211,10 @@ int hp_cmd_verify(const hp_file *f, const hp_opts *opts, FILE *out, FILE *err)
         return HP_EXIT_MALFORMED;
     }
     fprintf(out,
-            "%s: OK: %s, ID size %u, %" PRIu64 " records, %zu heap dump%s, %" PRIu64
-            " objects, %" PRIu64 " dangling reference%s\n",
-            f->path, f->version, f->id_size, nrecords, ndumps, ndumps == 1 ? "" : "s", v.objects,
-            v.nwarnings, v.nwarnings == 1 ? "" : "s");
+            "%s: OK: %s, ID size %u, %" PRIu64 " record%s, %zu heap dump%s, %" PRIu64
+            " object%s, %" PRIu64 " dangling reference%s\n",
+            f->path, f->version, f->id_size, nrecords, nrecords == 1 ? "" : "s", ndumps,
+            ndumps == 1 ? "" : "s", v.objects, v.objects == 1 ? "" : "s", v.nwarnings,
+            v.nwarnings == 1 ? "" : "s");
     return HP_EXIT_OK;
 }

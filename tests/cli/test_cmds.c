@@ -250,6 +250,29 @@ static void records_and_summary(void **state)
     run_free(&r);
 }
 
+/* Fuzzer finds: an empty heap dump once passed NULL to qsort in histo and verify. */
+static void empty_dump(void **state)
+{
+    (void)state;
+    hb_buf b;
+    hb_init(&b, "1.0.1", 4);
+    hb_end(&b, hb_begin(&b, 0x0C));
+    run_result r = run_cmd(hp_cmd_histo, &b, &(hp_opts){.model = hp_model_default()});
+    assert_int_equal(r.rc, 0);
+    assert_string_equal(r.out, " num     #instances         #bytes  class name\n"
+                               "----------------------------------------------\n"
+                               "Total             0              0\n");
+    run_free(&r);
+    hp_opts o = run_opts();
+    o.strict = 1;
+    r = run_cmd(hp_cmd_verify, &b, &o);
+    assert_int_equal(r.rc, 0);
+    assert_string_equal(r.out, "t.hprof: OK: JAVA PROFILE 1.0.1, ID size 4, 1 record, 1 heap dump, "
+                               "0 objects, 0 dangling references\n");
+    run_free(&r);
+    hb_free(&b);
+}
+
 /* Every reporting command refuses a body that does not decode, with exit 1. */
 static void malformed_input(void **state)
 {
@@ -283,13 +306,10 @@ int main(void)
     setenv("TZ", "UTC", 1);
     tzset();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(histo),
-        cmocka_unit_test(sites_and_samples),
-        cmocka_unit_test(threads),
-        cmocka_unit_test(thread_names),
-        cmocka_unit_test(text),
-        cmocka_unit_test(records_and_summary),
-        cmocka_unit_test(malformed_input),
+        cmocka_unit_test(histo),      cmocka_unit_test(sites_and_samples),
+        cmocka_unit_test(threads),    cmocka_unit_test(thread_names),
+        cmocka_unit_test(text),       cmocka_unit_test(records_and_summary),
+        cmocka_unit_test(empty_dump), cmocka_unit_test(malformed_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
