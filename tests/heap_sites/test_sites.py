@@ -149,6 +149,22 @@ def make_case(env):
             self.assertEqual(rows[0]["frames"][0], sites.frame("java.lang.reflect.Array", "newArray", None))
             self.assertEqual(rows[0]["alloc_objs"], n)
 
+        def test_outside_tlab(self):
+            n = 40
+            _, t = self.run_prog("large", ",cutoff=0", "large", n)
+            r = self.one_row(t, "byte[]", [self.at("large", "large")])
+            self.assertEqual((r["alloc_objs"], r["alloc_bytes"]), (n, n * array_size(1, 3000000)))
+
+        def test_boxing(self):
+            # The allocating method is Integer.valueOf; the caller follows.
+            n = 5000
+            _, t = self.run_prog("box", ",cutoff=0", "box", n)
+            rows = [r for r in t.find("java.lang.Integer", [])
+                    if r["frames"][:1] and r["frames"][0][:2] == ("java.lang.Integer", "valueOf")
+                    and r["frames"][1:2] == [self.at("boxing", "box")]]
+            self.assertEqual(len(rows), 1)
+            self.assertEqual((rows[0]["alloc_objs"], rows[0]["alloc_bytes"]), (n, n * 16))
+
         def test_threads_add_up(self):
             threads, n = 8, 5000
             _, t = self.run_prog("threads", ",cutoff=0", "threads", n, threads)

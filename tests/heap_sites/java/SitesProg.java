@@ -74,6 +74,19 @@ public class SitesProg {
         }
     }
 
+    // Larger than any TLAB: allocated outside it (JDK-8356372 territory).
+    static void large(int n) {
+        for (int i = 0; i < n; i++) {
+            sink = new byte[3_000_000]; // SITE large
+        }
+    }
+
+    static void boxing(int n) {
+        for (int i = 0; i < n; i++) {
+            sink = Integer.valueOf(1_000_000 + i); // SITE box
+        }
+    }
+
     static void threads(int t, int n) throws Exception {
         Thread[] ts = new Thread[t];
         for (int k = 0; k < t; k++) {
@@ -91,6 +104,8 @@ public class SitesProg {
             case "multi": multi(n); break;
             case "clone": cloning(n); break;
             case "reflect": reflection(n); break;
+            case "large": large(n); break;
+            case "box": boxing(n); break;
             case "threads": threads(Integer.parseInt(args[2]), n); break;
             default: throw new IllegalArgumentException(args[0]);
         }
