@@ -29,10 +29,7 @@ static int on_sub(void *ctx, const hp_sub *s, hp_error *err)
     memset(k, 0, sizeof *k);
     k->id = s->id;
     k->super = s->ref;
-    k->loader = s->loader;
     k->offset = s->offset;
-    k->instance_size = s->instance_size;
-    k->trace = s->trace;
     k->fields = s->fields;
     k->nfields = s->nfields;
     const uint8_t *p = s->fields;

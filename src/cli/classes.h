@@ -5,8 +5,7 @@
 #include "index.h"
 
 typedef struct {
-    uint64_t id, super, loader, offset; /* offset: the CLASS DUMP sub-record */
-    uint32_t instance_size, trace;
+    uint64_t id, super, offset; /* offset: the CLASS DUMP sub-record */
     const uint8_t *fields; /* own instance fields, see hp_next_field() */
     uint16_t nfields;
     uint32_t own_refs, own_prim_bytes;

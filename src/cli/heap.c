@@ -7,7 +7,6 @@ void hp_heap_begin(const hp_record *r, hp_heap_iter *it)
 {
     it->p = r->body;
     it->end = r->body + r->length;
-    it->segment_offset = r->offset;
 }
 
 /* A cursor over the current sub-record; `f` supplies offsets for messages. */

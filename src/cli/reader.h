@@ -126,7 +126,6 @@ typedef struct {
 
 typedef struct {
     const uint8_t *p, *end;
-    uint64_t segment_offset; /* of the enclosing record, for messages */
 } hp_heap_iter;
 
 /* Formats an error; always returns -1 so callers can `return hp_fail(...)`. */
