@@ -4,12 +4,14 @@
 #include <string.h>
 
 extern const struct hp_mode hp_mode_monitor;
+extern const struct hp_mode hp_mode_heap_dump;
 extern const struct hp_mode hp_mode_heap_sites;
 extern const struct hp_mode hp_mode_cpu_samples;
 
 /* Every mode this build has, in dump order. */
 static const struct hp_mode *const all_modes[] = {
     &hp_mode_monitor,
+    &hp_mode_heap_dump,
     &hp_mode_heap_sites,
     &hp_mode_cpu_samples,
     NULL,

@@ -1,0 +1,92 @@
+/* heap=dump (reference 3.8, 4.3, 7.2). Each dump: a full GC, so that the
+ * dump holds live objects as the JVM's own GC.heap_dump does; the classes and
+ * threads as they are now; then one FollowReferences walk streamed to the
+ * output; then a CLASS DUMP for every class. */
+#include "../../core/agent.h"
+#include "../../core/error.h"
+#include "../../core/mode.h"
+#include "../../io/writer.h"
+#include "../../output/encoder.h"
+#include "../../output/heap_dump_encoder.h"
+#include "../../tables/trace.h"
+#include "threads.h"
+#include "walk.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+static bool on_load(struct hp_setup *s)
+{
+    if (!s->potential.can_tag_objects) {
+        hp_error("heap=dump needs the JVM TI can_tag_objects capability");
+        return false;
+    }
+    s->wanted->can_tag_objects = 1;
+    return true;
+}
+
+/* Superclasses first, each class once, as the original listed them. */
+static void dump_class(struct hd_walk *w, struct hd_class *c)
+{
+    if (c == NULL || c->dumped) return;
+    c->dumped = true;
+    dump_class(w, c->super_cls);
+    w->enc->class_dump(w->s, c);
+}
+
+static void report(const struct hd_walk *w, const struct hd_stream *s)
+{
+    if (w->skipped)
+        hp_error("heap dump: %" PRIu64 " objects of classes loaded during the dump were left out",
+                 w->skipped);
+    if (w->truncated)
+        hp_error("heap dump: %" PRIu64 " arrays too large for a record were truncated",
+                 w->truncated);
+    if (w->oom) hp_error("heap dump: out of memory, %" PRIu64 " values lost", w->oom);
+    if (hp.opt.logflags)
+        fprintf(stderr,
+                "HPROF LOG: heap dump: %" PRIu64 " objects, %u classes, %" PRIu64
+                " bytes; agent memory: %u KiB buffers, %zu KiB array lengths, %zu KiB classes\n",
+                w->objects, w->cs->n, s->bytes, HD_CHUNKS * (HD_CHUNK_SIZE >> 10),
+                hd_map_bytes(&w->arrays) >> 10,
+                (w->cs->n * sizeof *w->cs->v + hd_map_bytes(&w->cs->by_obj)) >> 10);
+}
+
+static void dump(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+    const struct hp_heap_dump_encoder *enc =
+        hp_output_binary() ? &hp_heap_dump_binary : &hp_heap_dump_ascii;
+    hp_jvmti_ok(jvmti, (*jvmti)->ForceGarbageCollection(jvmti), "ForceGarbageCollection");
+    struct hd_classes cs;
+    if (!hd_classes_load(&cs, jvmti, jni)) return;
+    for (uint32_t i = 0; i < cs.n; i++) enc->prepare_class(&cs.v[i]);
+    struct hd_map threads;
+    hd_threads_load(&threads, jvmti, jni);
+    /* Every trace an object can cite is written before the dump. */
+    hp_trace_write_unwritten();
+    struct hd_stream_io io;
+    enc->stream_io(&io);
+    struct hd_stream s;
+    if (hd_stream_start(&s, &io)) {
+        struct hd_walk w = {.enc = enc, .s = &s, .cs = &cs, .threads = &threads};
+        hd_walk_run(&w, jvmti);
+        for (uint32_t i = 0; i < cs.n; i++) dump_class(&w, &cs.v[i]);
+        hd_stream_end(&s);
+        report(&w, &s);
+        hd_walk_free(&w);
+    } else {
+        /* Close the section (and release what stream_io opened). */
+        hp_out_lock();
+        io.finish(io.ctx);
+        hp_out_unlock();
+    }
+    hd_map_free(&threads);
+    hd_classes_free(&cs);
+}
+
+const struct hp_mode hp_mode_heap_dump = {
+    .option = "heap=dump",
+    .dump_message = " Java heap ...",
+    .on_load = on_load,
+    .dump = dump,
+};
