@@ -6,7 +6,7 @@
 
 typedef struct {
     uint64_t id, super, offset; /* offset: the CLASS DUMP sub-record */
-    const uint8_t *fields; /* own instance fields, see hp_next_field() */
+    const uint8_t *fields;      /* own instance fields, see hp_next_field() */
     uint16_t nfields;
     uint32_t own_refs, own_prim_bytes;
     /* Whole-chain totals, filled by hp_class_layout(). */

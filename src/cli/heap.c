@@ -7,11 +7,14 @@ void hp_heap_begin(const hp_record *r, hp_heap_iter *it)
 {
     it->p = r->body;
     it->end = r->body + r->length;
+    it->record_tag = r->tag;
+    it->record_offset = r->offset;
 }
 
 /* A cursor over the current sub-record; `f` supplies offsets for messages. */
 typedef struct {
     const hp_file *f;
+    const hp_heap_iter *it;
     const uint8_t *p, *end;
     const char *what; /* sub-record name, for messages */
     hp_error *err;
@@ -22,11 +25,16 @@ static uint64_t off(const cur *c)
     return (uint64_t)(c->p - c->f->base);
 }
 
+/* Names the enclosing record too: a sub-record must end inside its segment. */
 static int need(cur *c, uint64_t n, const char *field)
 {
     if ((uint64_t)(c->end - c->p) >= n) return 0;
-    return hp_fail(c->err, off(c), "%s truncated in %s (%llu bytes left, need %llu)", c->what,
-                   field, (unsigned long long)(c->end - c->p), (unsigned long long)n);
+    return hp_fail(c->err, off(c),
+                   "%s truncated in %s (%llu bytes left in the %s record at offset %llu, "
+                   "need %llu)",
+                   c->what, field, (unsigned long long)(c->end - c->p),
+                   hp_tag_name(c->it->record_tag), (unsigned long long)c->it->record_offset,
+                   (unsigned long long)n);
 }
 
 static int u1(cur *c, uint8_t *v, const char *field)
@@ -185,7 +193,7 @@ int hp_heap_next(const hp_file *f, hp_heap_iter *it, hp_sub *s, hp_error *err)
     memset(s, 0, sizeof *s);
     s->tag = *it->p;
     s->offset = (uint64_t)(it->p - f->base);
-    cur c = {f, it->p + 1, it->end, hp_sub_name(s->tag), err};
+    cur c = {f, it, it->p + 1, it->end, hp_sub_name(s->tag), err};
     int rc = body(&c, s);
     if (rc == -2) return hp_fail(err, s->offset, "unknown heap dump sub-record tag 0x%02x", s->tag);
     if (rc != 0) return -1;

@@ -39,6 +39,8 @@ static int parse_header(hp_file *f, hp_error *err)
     static const char magic[] = "JAVA PROFILE 1.0.";
     const uint8_t *nul =
         memchr(f->base, 0, f->size < sizeof f->version ? f->size : sizeof f->version);
+    if (f->size >= 2 && f->base[0] == 0x1f && f->base[1] == 0x8b)
+        return hp_fail(err, 0, "gzip-compressed file (jcmd GC.heap_dump -gz); gunzip it first");
     if (f->size < sizeof magic - 1 || memcmp(f->base, magic, sizeof magic - 1) != 0)
         return hp_fail(err, 0, "not an HPROF file (no \"JAVA PROFILE 1.0.x\" header)");
     if (!nul) return hp_fail(err, 0, "header string not NUL-terminated");

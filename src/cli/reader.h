@@ -126,6 +126,8 @@ typedef struct {
 
 typedef struct {
     const uint8_t *p, *end;
+    uint8_t record_tag;
+    uint64_t record_offset; /* for messages */
 } hp_heap_iter;
 
 /* Formats an error; always returns -1 so callers can `return hp_fail(...)`. */

@@ -293,8 +293,10 @@ static void malformed_input(void **state)
             assert_int_equal(r.rc, HP_EXIT_NODATA); /* the heap dump is not read */
         } else {
             assert_int_equal(r.rc, HP_EXIT_MALFORMED);
-            assert_string_equal(r.err, "hprof: error: t.hprof: INSTANCE DUMP truncated in "
-                                       "stack trace serial (0 bytes left, need 4) at offset 45\n");
+            assert_string_equal(
+                r.err, "hprof: error: t.hprof: INSTANCE DUMP truncated in "
+                       "stack trace serial (0 bytes left in the HEAP DUMP record at offset 31, "
+                       "need 4) at offset 45\n");
         }
         run_free(&r);
     }

@@ -276,10 +276,23 @@ static void heap_errors(void **state)
     hb_free(&sub);
 
     sub = (hb_buf){.id_size = 8};
+    hb_u1(&sub, 0x1f);
+    hb_u1(&sub, 0x8b);
+    {
+        hp_file f;
+        assert_int_equal(hp_open_mem(&f, "x", sub.data, sub.len, &e), -1);
+        assert_string_equal(e.what,
+                            "gzip-compressed file (jcmd GC.heap_dump -gz); gunzip it first");
+    }
+    hb_free(&sub);
+
+    sub = (hb_buf){.id_size = 8};
     hb_instance(&sub, 1, 0, 2, "abcd", 4);
     sub.len -= 2;
     assert_int_equal(parse_sub(&sub, &s, &e), -1);
-    assert_string_equal(e.what, "INSTANCE DUMP truncated in field values (2 bytes left, need 4)");
+    assert_string_equal(e.what,
+                        "INSTANCE DUMP truncated in field values (2 bytes left in the HEAP DUMP "
+                        "SEGMENT record at offset 31, need 4)");
     hb_free(&sub);
 
     sub = (hb_buf){.id_size = 8};
@@ -299,7 +312,8 @@ static void heap_errors(void **state)
     hb_id(&sub, 2);
     assert_int_equal(parse_sub(&sub, &s, &e), -1);
     assert_string_equal(e.what,
-                        "OBJECT ARRAY DUMP truncated in elements (0 bytes left, need 34359738360)");
+                        "OBJECT ARRAY DUMP truncated in elements (0 bytes left in the HEAP DUMP "
+                        "SEGMENT record at offset 31, need 34359738360)");
     hb_free(&sub);
 }
 
