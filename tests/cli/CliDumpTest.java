@@ -4,7 +4,9 @@ import javax.management.ObjectName;
 
 /**
  * Keeps exactly COUNT instances of CliTestObj reachable, prints the JVM's own
- * class-histogram line for it and writes a live heap dump to args[0].
+ * class-histogram line for it and writes a live heap dump to args[0]; with
+ * "--wait" instead, prints "READY" and waits on stdin while an outside
+ * `jcmd <pid> GC.heap_dump` runs.
  */
 public class CliDumpTest {
     static final int COUNT = 12345;
@@ -18,7 +20,13 @@ public class CliDumpTest {
                 new Object[] {new String[0]}, new String[] {String[].class.getName()});
         for (String line : histo.split("\n"))
             if (line.trim().endsWith(" CliTestObj")) System.out.println("JVMHISTO " + line.trim());
-        ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class).dumpHeap(args[0], true);
+        if (args[0].equals("--wait")) {
+            System.out.println("READY");
+            System.out.flush();
+            System.in.read();
+        } else {
+            ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class).dumpHeap(args[0], true);
+        }
         System.out.println("kept " + keep.length);
     }
 }

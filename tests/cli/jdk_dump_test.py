@@ -10,7 +10,9 @@ with HotSpotDiagnosticMXBean.dumpHeap), then checks that
   - `hprof summary`, `records`, `threads` and `text` succeed, and the main
     thread's stack names CliDumpTest.main,
   - a truncated copy of the dump is rejected with exit 1 and the documented
-    "hprof: error: <file>: <what> at offset <n>" message.
+    "hprof: error: <file>: <what> at offset <n>" message,
+  - a dump taken from outside with `jcmd <pid> GC.heap_dump` passes verify
+    and has the same CliTestObj count.
 usage: jdk_dump_test.py JAVA_HOME HPROF_BINARY SOURCE_DIR WORK_DIR (a per-JDK subfolder is used)
 """
 import os
@@ -96,8 +98,40 @@ def main():
             r"hprof: error: .*cut\.hprof: .* at offset \d+\n", res.stderr):
         fail("truncated dump not rejected as documented", res)
     print("truncated copy:", res.stderr.splitlines()[0])
+    jcmd_dump(java_home, hprof, work)
     shutil.rmtree(work, ignore_errors=True)
     print("PASS")
+
+
+def histo_count(hprof, dump):
+    res = run([hprof, "histo", dump])
+    row = re.search(r"^\s*\d+:\s+(\d+)\s+\d+\s+CliTestObj$", res.stdout, re.M)
+    if res.returncode or not row:
+        fail("hprof histo " + dump, res)
+    return int(row.group(1))
+
+
+def jcmd_dump(java_home, hprof, work):
+    dump = os.path.join(work, "jcmd.hprof")
+    proc = subprocess.Popen([os.path.join(java_home, "bin", "java"), "-Xmx256m", "-cp", work,
+                             "CliDumpTest", "--wait"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        while proc.stdout.readline().strip() != "READY":
+            if proc.poll() is not None:
+                fail("CliDumpTest --wait exited early")
+        res = run([os.path.join(java_home, "bin", "jcmd"), str(proc.pid), "GC.heap_dump", dump])
+        if res.returncode or not os.path.exists(dump):
+            fail("jcmd GC.heap_dump", res)
+    finally:
+        proc.communicate("\n", timeout=60)
+    res = run([hprof, "verify", dump])
+    if res.returncode:
+        fail("hprof verify (jcmd dump)", res)
+    count = histo_count(hprof, dump)
+    print(f"jcmd dump: {res.stdout.strip()}; CliTestObj {count} instances")
+    if count != COUNT:
+        fail(f"jcmd dump: histo counted {count} CliTestObj, expected {COUNT}")
 
 
 main()
