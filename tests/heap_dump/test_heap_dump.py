@@ -1,0 +1,230 @@
+"""heap=dump integration tests.
+
+  --suite format    structure of binary dumps (several per run, heap=all
+                    allocation traces) and of the ascii dump
+  --suite visualvm  VisualVM's own HPROF reader opens our dump and the JVM's
+                    (GC.heap_dump at the same quiet point): application class
+                    counts and values identical. Skipped (exit 77) when the
+                    Debian visualvm package cannot be installed.
+Other arguments: --java-home --agent --jar (HeapDumpTarget) --reader-src
+(HeapReader.java) --deps (scripts/deps.sh)."""
+import glob
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import unittest
+
+import hproftest
+import heapfile
+
+N_LEAVES = 1000
+ARGS = dict(zip(sys.argv[1::2], sys.argv[2::2]))
+JFLUID = "/usr/share/visualvm/visualvm/modules/org-graalvm-visualvm-lib-jfluid-heap.jar"
+JDK_PACKAGES = ("java.", "javax.", "jdk.", "sun.", "com.sun.")
+
+
+def start_target(env, options):
+    proc = hproftest.start_java(env, options, ["HeapDumpTarget", str(N_LEAVES)])
+    line = hproftest.wait_for_line(proc.stdout, r"^READY \d+")[-1]
+    return proc, int(line.split()[1])
+
+
+def jcmd(env, pid, *command):
+    r = subprocess.run([env.jcmd, str(pid)] + list(command), capture_output=True, text=True,
+                       timeout=120)
+    if r.returncode != 0:
+        raise AssertionError(f"jcmd {command} failed: {r.stdout}{r.stderr}")
+
+
+def stop(proc):
+    out, err = proc.communicate(input="", timeout=120)
+    if proc.returncode != 0 or "HPROF ERROR" in err:
+        raise AssertionError(f"target failed ({proc.returncode}): {err}")
+    return err
+
+
+def fresh(path):
+    for p in glob.glob(glob.escape(path) + "*"):
+        shutil.rmtree(p) if os.path.isdir(p) else os.remove(p)
+    return path
+
+
+class FormatTests(unittest.TestCase):
+    env = None
+
+    def dump_binary(self, name, options, dumps):
+        out = fresh(os.path.join(self.env.work, name))
+        proc, pid = start_target(self.env, f"{options},format=b,doe=n,file={out}")
+        for _ in range(dumps):
+            jcmd(self.env, pid, "JVMTI.data_dump")
+        stop(proc)
+        profile = hproftest.read_binary(out)
+        return profile, heapfile.dumps(profile)
+
+    def test_two_dumps_each_complete(self):
+        profile, ds = self.dump_binary("two.hprof", "heap=dump", 2)
+        self.assertEqual(len(ds), 2)
+        for d in ds:
+            leaf = heapfile.class_named(profile, d, "HeapDumpTarget$Leaf")
+            leaves = [o for o, (c, _, _) in d.instances.items() if c == leaf]
+            self.assertEqual(len(leaves), N_LEAVES)
+            by_i = {}
+            for o in leaves:
+                f = heapfile.instance_fields(profile, d, o)
+                by_i[struct.unpack(">i", f["i"])[0]] = f
+            f = by_i[42]
+            self.assertEqual(struct.unpack(">q", f["baseLong"])[0], 0x1122334455667788)
+            self.assertEqual(struct.unpack(">H", f["c"])[0], ord("Q"))
+            self.assertEqual(struct.unpack(">h", f["s"])[0], -2)
+            self.assertEqual(struct.unpack(">d", f["d"])[0], -2.25)
+            self.assertEqual(struct.unpack(">f", f["f"])[0], 1.5)
+            self.assertEqual(f["z"], b"\x01")
+            ref = struct.unpack(">Q", f["ref"])[0]
+            self.assertEqual(heapfile.instance_fields(profile, d, ref)["i"], by_i[41]["i"])
+            # Object arrays keep their full length, trailing nulls included.
+            lengths = sorted(len(e) for c, _, e in d.obj_arrays.values()
+                             if profile.strings and c == heapfile.class_named(
+                                 profile, d, "java.lang.Object[]"))
+            self.assertIn(16, lengths)
+            roots = {t for t, _ in d.roots}
+            self.assertTrue({0x08, 0x03, 0x05} <= roots, roots)
+        # The same objects keep their IDs from one dump to the next.
+        self.assertTrue(set(ds[0].instances) & set(ds[1].instances))
+
+    def test_heap_all_cites_allocation_traces(self):
+        profile, ds = self.dump_binary("all.hprof", "heap=all", 1)
+        d = ds[0]
+        leaf = heapfile.class_named(profile, d, "HeapDumpTarget$Leaf")
+        traces = {t for c, t, _ in d.instances.values() if c == leaf}
+        self.assertNotIn(300000, traces)
+        for t in traces:
+            frames = profile.traces[t][1]
+            self.assertTrue(any(f[0] == "HeapDumpTarget" and f[1] == "main" for f in frames),
+                            frames)
+
+    def test_ascii(self):
+        out = fresh(os.path.join(self.env.work, "dump.txt"))
+        proc, _ = start_target(self.env, f"heap=dump,file={out}")
+        stop(proc)
+        with open(out, encoding="utf-8") as f:
+            text = f.read()
+        m = re.search(r"^HEAP DUMP BEGIN \((\d+) objects, (\d+) bytes\) " + hproftest.DATE +
+                      r"\n(.*?)^HEAP DUMP END\n", text, re.S | re.M)
+        self.assertTrue(m, "no HEAP DUMP section")
+        body = m.group(3)
+        records = re.findall(r"^(?:OBJ|ARR) [0-9a-f]+ \(sz=(\d+),", body, re.M)
+        self.assertEqual(int(m.group(1)), len(records))
+        self.assertEqual(int(m.group(2)), sum(int(s) for s in records))
+        line_res = [r"ROOT [0-9a-f]+ \(kind=<[a-zA-Z ]+>.*\)", r"(OBJ|ARR|CLS) [0-9a-f]+ \(.*\)",
+                    r"\t\S+\t\t?[0-9a-f]+", r"\t\[\d+\]\t\t[0-9a-f]+",
+                    r"\t(static \S+|constant pool entry \d+)\t[0-9a-f]+"]
+        for line in body.splitlines():
+            self.assertTrue(any(re.fullmatch(r, line) for r in line_res), repr(line))
+        self.assertEqual(len(re.findall(r"^OBJ .*class=HeapDumpTarget\$Leaf@", body, re.M)),
+                         N_LEAVES)
+        self.assertRegex(body, r"\nARR [0-9a-f]+ \(sz=\d+, trace=\d+, nelems=16, "
+                               r"elem type=java\.lang\.Object\[\]@[0-9a-f]+\)\n\t\[3\]\t\t")
+        self.assertRegex(body, r"\nCLS [0-9a-f]+ \(name=HeapDumpTarget\$Leaf, trace=\d+\)\n"
+                               r"\tsuper\t\t[0-9a-f]+\n(\t.*\n)*\tstatic kind\t")
+        self.assertTrue(body.startswith("ROOT 0 (kind=<thread>, id=200000, trace=300000)\n"))
+
+
+def normalise(name):
+    # JVM TI spells a hidden class Foo$$Lambda$1.0x..., HotSpot's dump Foo$$Lambda$1+0x...
+    return re.sub(r"[.+/]0x[0-9a-f]+$", "", name)
+
+
+def read_with_visualvm(env, classes, path, which=None):
+    cmd = [env.java, "-cp", f"{JFLUID}:{classes}", "HeapReader", path]
+    r = subprocess.run(cmd + ([str(which)] if which is not None else []),
+                       capture_output=True, text=True, timeout=300)
+    if r.returncode != 0:
+        raise AssertionError(f"VisualVM reader failed on {path}: {r.stderr}")
+    counts, values = {}, []
+    for line in r.stdout.splitlines():
+        if line.startswith("COUNT "):
+            name, n = line[6:].rsplit(" ", 1)
+            counts[normalise(name)] = counts.get(normalise(name), 0) + int(n)
+        elif line.startswith("VALUE ") and " <" not in line and ".<" not in line:
+            values.append(line)
+    return counts, sorted(values)
+
+
+class VisualVmTests(unittest.TestCase):
+    env = None
+    classes = None
+
+    def test_same_counts_and_values_as_the_jvm(self):
+        ours = fresh(os.path.join(self.env.work, "ours.hprof"))
+        jvm = fresh(os.path.join(self.env.work, "jvm.hprof"))
+        proc, pid = start_target(self.env, f"heap=dump,format=b,doe=n,file={ours}")
+        jcmd(self.env, pid, "JVMTI.data_dump")
+        jcmd(self.env, pid, "GC.heap_dump", jvm)
+        jcmd(self.env, pid, "JVMTI.data_dump")
+        stop(proc)
+        jvm_counts, jvm_values = read_with_visualvm(self.env, self.classes, jvm)
+        for which in (0, 1):
+            counts, values = read_with_visualvm(self.env, self.classes, ours, which)
+            app = {c: n for c, n in counts.items() if c.startswith("HeapDumpTarget")}
+            jvm_app = {c: n for c, n in jvm_counts.items() if c.startswith("HeapDumpTarget")}
+            self.assertEqual(app, jvm_app)
+            self.assertEqual(app["HeapDumpTarget$Leaf"], N_LEAVES)
+            self.assertEqual(app["HeapDumpTarget$Node"], 500)
+            self.assertEqual(values, jvm_values)
+            for expected in ('VALUE Leaf42.text = "leaf-42"',
+                             'VALUE HeapDumpTarget.unicode = "grüße 世界"',
+                             "VALUE Leaf42.baseLong = 1234605616436508552",
+                             "VALUE Marked.MARK = 7"):
+                self.assertIn(expected, values)
+            self.assertTrue(any("HeapDumpTarget.sparse = java.lang.Object[](16)" in v
+                                for v in values))
+            # The JVM also dumps what JVM TI never reports: objects held only
+            # by java.lang.Class instance fields (names, reflection data, the
+            # injected init_lock), threads hidden from JVM TI (compiler
+            # threads) and the primitive type mirrors. Those are JDK classes.
+            total, jvm_total = sum(counts.values()), sum(jvm_counts.values())
+            self.assertLessEqual(abs(jvm_total - total), jvm_total * 0.06, (total, jvm_total))
+            for c in set(counts) | set(jvm_counts):
+                if counts.get(c, 0) != jvm_counts.get(c, 0):
+                    base = c.rstrip("[]")
+                    self.assertTrue(base.startswith(JDK_PACKAGES) or base in (
+                        "byte", "char", "int", "long", "short", "boolean", "float", "double"),
+                        f"{c}: ours {counts.get(c, 0)}, JVM {jvm_counts.get(c, 0)}")
+            print(f"dump {which}: {total} instances, JVM {jvm_total}")
+
+
+def visualvm_ready(env):
+    if not os.path.exists(JFLUID):
+        subprocess.run(["bash", ARGS["--deps"], "visualvm"], capture_output=True, timeout=900)
+    if not os.path.exists(JFLUID):
+        return None
+    classes = os.path.join(env.work, "reader-classes")
+    os.makedirs(classes, exist_ok=True)
+    r = subprocess.run([os.path.join(env.java_home, "bin", "javac"), "--release", "17", "-cp",
+                        JFLUID, "-d", classes, ARGS["--reader-src"]], capture_output=True,
+                       text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"cannot compile HeapReader: {r.stderr}")
+    return classes
+
+
+def factory(env):
+    env.work = os.path.join(env.work, "heap_dump")
+    os.makedirs(env.work, exist_ok=True)
+    if ARGS.get("--suite") == "visualvm":
+        classes = visualvm_ready(env)
+        if classes is None:
+            print("SKIPPED: the Debian visualvm package (VisualVM's HPROF reader "
+                  f"{JFLUID}) is not installed and could not be installed")
+            sys.exit(hproftest.SKIP)
+        VisualVmTests.env, VisualVmTests.classes = env, classes
+        return VisualVmTests
+    FormatTests.env = env
+    return FormatTests
+
+
+if __name__ == "__main__":
+    hproftest.main(factory)
