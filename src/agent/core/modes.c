@@ -7,6 +7,7 @@ extern const struct hp_mode hp_mode_monitor;
 extern const struct hp_mode hp_mode_heap_dump;
 extern const struct hp_mode hp_mode_heap_sites;
 extern const struct hp_mode hp_mode_cpu_samples;
+extern const struct hp_mode hp_mode_cpu_times;
 
 /* Every mode this build has, in dump order. */
 static const struct hp_mode *const all_modes[] = {
@@ -14,6 +15,7 @@ static const struct hp_mode *const all_modes[] = {
     &hp_mode_heap_dump,
     &hp_mode_heap_sites,
     &hp_mode_cpu_samples,
+    &hp_mode_cpu_times,
     NULL,
 };
 

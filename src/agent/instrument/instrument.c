@@ -1,0 +1,190 @@
+#include "instrument.h"
+
+#include "../core/agent.h"
+#include "../core/error.h"
+#include "numbers.h"
+#include "tracker.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_CLIENTS 4
+
+static struct hp_instr_client clients[MAX_CLIENTS];
+static int n_clients;
+static struct bci_hooks hooks; /* the union of the clients' injections */
+static jclass tracker;
+static bool debug; /* HPROF_DEBUG_BCI set: log every class left unchanged */
+
+jclass hp_instr_tracker(void) { return tracker; }
+
+bool hp_instr_engage(JNIEnv *jni)
+{
+    jmethodID engage = tracker ? (*jni)->GetStaticMethodID(jni, tracker, "engage", "()V") : NULL;
+    if (engage) (*jni)->CallStaticVoidMethod(jni, tracker, engage);
+    if ((*jni)->ExceptionCheck(jni)) {
+        (*jni)->ExceptionDescribe(jni);
+        return false;
+    }
+    return engage != NULL;
+}
+
+void hp_instr_want(int mnum) { hp_num_want(mnum); }
+
+void hp_instr_resolve(jvmtiEnv *jvmti, JNIEnv *jni) { hp_num_resolve(jvmti, jni); }
+
+jmethodID hp_instr_method(int mnum) { return hp_num_method_id(mnum); }
+
+/* What one rewrite collects through the bci numbering callbacks. */
+struct numbering {
+    uint32_t cnum;
+    bool is_object;
+    int *mnums;
+    uint32_t n, cap;
+    bool failed;
+};
+
+static int number_method(void *ctx, const char *name, const char *desc, uint16_t access)
+{
+    (void)access;
+    struct numbering *nb = ctx;
+    /* Object.<init> runs for every allocation, the tracker's own included:
+     * an entry call there would recurse into the tracker. */
+    if (nb->is_object && strcmp(name, "<init>") == 0) return BCI_SKIP;
+    if (nb->n == nb->cap) {
+        uint32_t cap = nb->cap ? 2 * nb->cap : 32;
+        int *m = realloc(nb->mnums, sizeof *m * cap);
+        if (m == NULL) return nb->failed = true, BCI_SKIP;
+        nb->mnums = m;
+        nb->cap = cap;
+    }
+    int mnum = hp_num_method(nb->cnum, name, desc);
+    if (mnum < 0) return nb->failed = true, BCI_SKIP;
+    nb->mnums[nb->n++] = mnum;
+    return mnum;
+}
+
+static int number_site(void *ctx, const struct bci_site *site)
+{
+    struct numbering *nb = ctx;
+    for (int i = 0; i < n_clients; i++)
+        if (clients[i].site_number) return clients[i].site_number(clients[i].ctx, site, nb->cnum);
+    return BCI_SKIP;
+}
+
+static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass redefined,
+                                       jobject loader, const char *name, jobject pd, jint len,
+                                       const unsigned char *data, jint *new_len,
+                                       unsigned char **new_data)
+{
+    (void)redefined, (void)pd;
+    char buf[1024];
+    if (name == NULL) { /* defineClass(null, ...) */
+        if (bci_class_name(data, (size_t)len, buf, sizeof buf) < 0) return;
+        name = buf;
+    }
+    if (strcmp(name, HP_TRACKER_CLASS) == 0) return;
+    struct numbering nb = {.is_object = strcmp(name, "java/lang/Object") == 0};
+    nb.cnum = hp_num_class(jni, name, loader);
+    if (nb.cnum == 0) return;
+    struct bci_hooks h = hooks;
+    h.class_number = (int)nb.cnum;
+    h.method_number = number_method;
+    h.site_number = number_site;
+    h.ctx = &nb;
+    struct bci_result r;
+    int changed = bci_rewrite(data, (size_t)len, &h, &r);
+    if (changed && nb.failed) {
+        snprintf(r.reason, sizeof r.reason, "out of memory numbering methods");
+        bci_free(&r);
+        changed = 0;
+    }
+    unsigned char *out = NULL;
+    if (changed && (*jvmti)->Allocate(jvmti, (jlong)r.len, &out) != JVMTI_ERROR_NONE) {
+        snprintf(r.reason, sizeof r.reason, "JVM TI Allocate failed");
+        changed = 0;
+    }
+    if (changed) {
+        memcpy(out, r.data, r.len);
+        *new_data = out;
+        *new_len = (jint)r.len;
+        hp_num_class_methods(nb.cnum, nb.mnums, nb.n);
+    } else if (debug && strcmp(r.reason, "nothing to inject") != 0) {
+        fprintf(stderr, "HPROF: class %s left unchanged: %s\n", name, r.reason);
+    }
+    if (changed) bci_free(&r);
+    free(nb.mnums);
+}
+
+/* Early VMStart: JNI works, no Java code has run yet. */
+static void JNICALL on_vm_start(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+    (void)jvmti;
+    jclass k = (*jni)->DefineClass(jni, HP_TRACKER_CLASS, NULL, (const jbyte *)hp_tracker_class,
+                                   (jsize)hp_tracker_class_len);
+    if (k == NULL) {
+        (*jni)->ExceptionDescribe(jni);
+        /* Classes rewritten so far call the tracker: the VM cannot go on. */
+        hp_fatal(HP_EXIT_FATAL, "cannot define %s", HP_TRACKER_CLASS);
+    }
+    tracker = (*jni)->NewGlobalRef(jni, k);
+    if (tracker == NULL) hp_fatal(HP_EXIT_FATAL, "out of memory defining %s", HP_TRACKER_CLASS);
+}
+
+/* Adds one kind of injection; two clients cannot share one. */
+static bool claim(const char **name, const char **desc, const char *n, const char *d)
+{
+    if (n == NULL) return true;
+    if (*name != NULL) return false;
+    *name = n;
+    *desc = d;
+    return true;
+}
+
+static bool first_client(struct hp_setup *s)
+{
+    const jvmtiCapabilities *p = &s->potential;
+    if (!p->can_generate_all_class_hook_events || !p->can_generate_early_class_hook_events ||
+        !p->can_generate_early_vmstart) {
+        hp_error("this JVM cannot rewrite classes from the start (JVM TI early class hooks)");
+        return false;
+    }
+    s->wanted->can_generate_all_class_hook_events = 1;
+    s->wanted->can_generate_early_class_hook_events = 1;
+    s->wanted->can_generate_early_vmstart = 1;
+    s->events->ClassFileLoadHook = on_class_file_load;
+    s->events->VMStart = on_vm_start;
+    hooks.tracker_class = HP_TRACKER_CLASS;
+    hooks.exit_catch_all = 1;
+    debug = getenv("HPROF_DEBUG_BCI") != NULL;
+    const jvmtiEvent ev[] = {JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, JVMTI_EVENT_VM_START};
+    for (size_t i = 0; i < sizeof ev / sizeof ev[0]; i++)
+        if (!hp_jvmti_ok(hp.jvmti,
+                         (*hp.jvmti)->SetEventNotificationMode(hp.jvmti, JVMTI_ENABLE, ev[i], NULL),
+                         "SetEventNotificationMode"))
+            return false;
+    return true;
+}
+
+bool hp_instr_add(struct hp_setup *s, const struct hp_instr_client *c)
+{
+    if (n_clients == MAX_CLIENTS) {
+        hp_error("too many bytecode instrumentation clients");
+        return false;
+    }
+    if (n_clients == 0 && !first_client(s)) return false;
+    struct bci_hooks *h = &hooks;
+    if (!claim(&h->entry_name, &h->entry_desc, c->entry_name, c->entry_desc) ||
+        !claim(&h->exit_name, &h->exit_desc, c->exit_name, c->exit_desc) ||
+        !claim(&h->new_obj_name, &h->new_obj_desc, c->new_obj_name, c->new_obj_desc) ||
+        !claim(&h->new_array_name, &h->new_array_desc, c->new_array_name, c->new_array_desc) ||
+        !claim(&h->object_init_name, &h->object_init_desc, c->object_init_name,
+               c->object_init_desc)) {
+        hp_error("two modes claim the same bytecode injection");
+        return false;
+    }
+    clients[n_clients++] = *c;
+    return true;
+}

@@ -1,0 +1,62 @@
+/* The one bytecode-instrumentation service of the agent. A JVM TI env has a
+ * single ClassFileLoadHook, and several modes inject calls (cpu=times: method
+ * entry/exit; heap=sites: allocations), so this component owns the hook and
+ * the tracker class java.lang.HprofTracker that the injected calls target.
+ * Each mode declares the injection kinds it wants; their union is applied in
+ * one bci_rewrite pass per class, from the first class the VM loads.
+ *
+ * The tracker is defined into the boot loader's java.lang package (so into
+ * java.base, readable by every module, exported to all) by JNI DefineClass at
+ * the early VMStart event, before any Java code has run: classes loaded in
+ * the primordial phase are rewritten too, and their first call resolves the
+ * already defined tracker. Classes and methods are numbered (cnum, mnum; mnum
+ * is unique across all classes), and numbers map back to jmethodIDs. */
+#ifndef HPROF_INSTRUMENT_H
+#define HPROF_INSTRUMENT_H
+
+#include "../core/mode.h"
+
+#include <bci.h>
+#include <jni.h>
+#include <jvmti.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define HP_TRACKER_CLASS "java/lang/HprofTracker"
+
+/* What a mode asks for. Method names are HprofTracker methods; NULL names
+ * leave a kind out. */
+struct hp_instr_client {
+    const char *entry_name, *entry_desc; /* (II)V: cnum, mnum */
+    const char *exit_name, *exit_desc;   /* (II)V, also on exceptional exits */
+    const char *new_obj_name, *new_obj_desc;
+    const char *new_array_name, *new_array_desc;
+    const char *object_init_name, *object_init_desc;
+    /* Allocation site numbers (NULL: BCI_SKIP); `mnum` is the method's. */
+    int (*site_number)(void *ctx, const struct bci_site *site, uint32_t cnum);
+    void *ctx;
+};
+/* Natives of HprofTracker are exported JNI functions of the agent library
+ * (Java_java_lang_HprofTracker_<name>): the VM looks them up there. Binding
+ * them with RegisterNatives would make JDK 17+ warn on every run (natives of
+ * a boot class registered from native code). */
+
+/* From a mode's on_load: asks for capabilities and events (first call) and
+ * adds the client (at most 4). False, after hp_error(), when the JVM cannot
+ * do what is needed. */
+bool hp_instr_add(struct hp_setup *s, const struct hp_instr_client *c);
+
+/* The tracker class (a global ref), NULL until defined or if that failed. */
+jclass hp_instr_tracker(void);
+/* From VM init on (live phase): lets the injected calls record. Idempotent;
+ * false if the tracker is missing. */
+bool hp_instr_engage(JNIEnv *jni);
+
+/* Marks mnum's class for the next hp_instr_resolve. */
+void hp_instr_want(int mnum);
+/* Resolves the jmethodIDs of the wanted classes loaded now, once each. */
+void hp_instr_resolve(jvmtiEnv *jvmti, JNIEnv *jni);
+/* The jmethodID of mnum, NULL if not (yet) resolved or out of range. */
+jmethodID hp_instr_method(int mnum);
+
+#endif

@@ -1,0 +1,380 @@
+/*
+ * The tracker that rewritten classes call. The agent defines it into the boot
+ * loader's java.lang package (java.base) before any Java code runs, so every
+ * class, java.base included, can call it: java.lang is exported to all and
+ * every module reads java.base. It is never rewritten itself, and it calls no
+ * rewritten code: only itself, natives (Thread.currentThread,
+ * System.identityHashCode, System.nanoTime, System.arraycopy) and its own
+ * natives. Anything else would recurse into the tracker.
+ *
+ * cpu=times: each thread owns one instance (found through a lock-free table
+ * keyed by the Thread object) holding a shadow stack and a table of traces,
+ * a trace being the methods of the top `depth` frames. Only the owning
+ * thread writes it; the agent reads it at a dump through JNI, and, as the
+ * counters only grow, reports the difference since the previous dump.
+ *
+ * Time: frames are timed with System.nanoTime (cheap), and at checkpoints at
+ * least CHECKPOINT_NS of wall time apart the thread's CPU clock is read (a
+ * native call) and the wall time charged in the interval, to finished calls
+ * and to frames still running alike, is scaled by CPU time / wall time of
+ * that interval. So self time is thread CPU time, apportioned within each
+ * interval in proportion to wall-clock self time.
+ */
+package java.lang;
+
+public final class HprofTracker {
+    private static final long CHECKPOINT_NS = 1_000_000;
+
+    /* Set by the agent at VM init. Until then natives such as
+     * Thread.currentThread may still need linking, which runs Java code
+     * (ClassLoader.findNative) that is itself rewritten: nothing is recorded. */
+    private static volatile boolean engaged;
+
+    /* Frames per trace (depth=, or 2 for cpu=old); from the agent at
+     * engagement (natives cannot be called earlier, see engaged). */
+    private static int DEPTH;
+    /* Thread -> state, open addressing, published whole; GONE marks a
+     * retired slot. Only written under the class lock. */
+    private static volatile HprofTracker[] table = new HprofTracker[64];
+    private static int used; /* slots not null, GONE included */
+    /* Every state whose data the agent has not yet collected. */
+    private static HprofTracker[] all = new HprofTracker[16];
+    private static int nAll, nextId;
+    private static Thread registering;
+    private static final HprofTracker GONE = new HprofTracker(null, -1);
+
+    /* Found by the VM in the agent library (Java_java_lang_HprofTracker_*). */
+    private static native int depth();
+    private static native long cpuTime();
+
+    /* ---- one thread's state ---- */
+
+    private Thread thread; /* null once the thread ended */
+    private final int id;
+
+    /* Shadow stack: method number, wall time of entry or last checkpoint,
+     * wall time of finished callees since then, and scaled self and total
+     * time of the intervals before it. */
+    private int sp;
+    private int[] mid = new int[64];
+    private long[] start = new long[64], child = new long[64];
+    private long[] accSelf = new long[64], accTotal = new long[64];
+
+    /* Traces 0..nTraces-1: DEPTH method numbers each (top first, -1 padded),
+     * completed calls, scaled self and total time in ns, and the unscaled
+     * wall time of the current interval. */
+    private volatile int nTraces;
+    private int[] keys = new int[16 * (DEPTH > 0 ? DEPTH : 1)];
+    private int[] count = new int[16];
+    private long[] self = new long[16], total = new long[16];
+    private long[] pendSelf = new long[16], pendTotal = new long[16];
+    private int[] dirty = new int[16], dirtyGen = new int[16];
+    private int nDirty, gen = 1;
+    private int[] index = new int[32]; /* hash of keys -> trace + 1 */
+
+    private long cpWall, cpCpu;
+
+    private HprofTracker(Thread t, int id) {
+        this.thread = t;
+        this.id = id;
+    }
+
+    /* ---- injected calls ---- */
+
+    public static void enter(int cnum, int mnum) {
+        if (!engaged) return;
+        HprofTracker s = current();
+        if (s != null) s.push(mnum);
+    }
+
+    public static void exit(int cnum, int mnum) {
+        if (!engaged) return;
+        HprofTracker s = current();
+        if (s != null) s.pop(mnum);
+    }
+
+    private static HprofTracker current() {
+        Thread t = Thread.currentThread();
+        if (t == null) return null; /* before the VM made the main Thread */
+        HprofTracker[] tab = table;
+        int mask = tab.length - 1;
+        for (int i = System.identityHashCode(t) & mask;; i = (i + 1) & mask) {
+            HprofTracker s = tab[i];
+            if (s == null) return register(t);
+            if (s.thread == t) return s;
+        }
+    }
+
+    private void push(int m) {
+        int i = sp;
+        if (i == mid.length && !growStack()) return;
+        mid[i] = m;
+        child[i] = 0;
+        accSelf[i] = 0;
+        accTotal[i] = 0;
+        start[i] = System.nanoTime();
+        sp = i + 1;
+    }
+
+    private void pop(int m) {
+        long now = System.nanoTime();
+        int top = sp - 1;
+        if (top < 0) return;
+        if (mid[top] != m) {
+            /* Frames above ours left without their exit call (an exception
+             * out of a constructor's super() call): they ended too. */
+            int k = top;
+            while (k >= 0 && mid[k] != m) k--;
+            if (k < 0) return; /* entered before we could see it */
+            while (top > k) finish(top--, now);
+        }
+        finish(top, now);
+        if (now - cpWall >= CHECKPOINT_NS) checkpoint(now);
+    }
+
+    /* Charges frame i, which ends at `now`, and pops it. */
+    private void finish(int i, long now) {
+        long tot = now - start[i];
+        long slf = tot - child[i];
+        if (i > 0) child[i - 1] += tot;
+        int tr = trace(i);
+        if (tr >= 0) {
+            count[tr]++;
+            self[tr] += accSelf[i];
+            total[tr] += accTotal[i];
+            if (dirtyGen[tr] != gen) {
+                dirtyGen[tr] = gen;
+                dirty[nDirty++] = tr;
+            }
+            pendSelf[tr] += slf > 0 ? slf : 0;
+            pendTotal[tr] += tot > 0 ? tot : 0;
+        }
+        sp = i;
+    }
+
+    /* Scales the interval's wall time by its CPU/wall ratio. */
+    private void checkpoint(long now) {
+        long cpu = cpuTime();
+        long wall = now - cpWall;
+        /* No thread CPU clock (-1): wall time is charged as it is. */
+        double r = cpu < 0 || cpCpu < 0 ? 1 : wall <= 0 ? 0 : (double) (cpu - cpCpu) / wall;
+        if (r > 1) r = 1;
+        if (r < 0) r = 0;
+        for (int j = 0; j < nDirty; j++) {
+            int tr = dirty[j];
+            self[tr] += (long) (pendSelf[tr] * r);
+            total[tr] += (long) (pendTotal[tr] * r);
+            pendSelf[tr] = 0;
+            pendTotal[tr] = 0;
+        }
+        nDirty = 0;
+        gen++;
+        for (int i = 0; i < sp; i++) {
+            long tot = now - start[i];
+            accSelf[i] += (long) ((tot - child[i]) * r);
+            accTotal[i] += (long) (tot * r);
+            start[i] = now;
+            child[i] = 0;
+        }
+        cpWall = now;
+        cpCpu = cpu;
+    }
+
+    /* The trace of frame i (and the frames below it), created if new; -1 if
+     * out of memory. */
+    private int trace(int i) {
+        int d = DEPTH;
+        int h = 0;
+        for (int j = 0; j < d; j++) h = h * 0x9E3779B1 + (i - j >= 0 ? mid[i - j] : -1);
+        h ^= h >>> 15;
+        int mask = index.length - 1;
+        for (int p = h & mask;; p = (p + 1) & mask) {
+            int e = index[p] - 1;
+            if (e < 0) return newTrace(i, p);
+            int base = e * d, j = 0;
+            while (j < d && keys[base + j] == (i - j >= 0 ? mid[i - j] : -1)) j++;
+            if (j == d) return e;
+        }
+    }
+
+    private int newTrace(int i, int slot) {
+        int n = nTraces, d = DEPTH;
+        try {
+            if (n == count.length) growTraces();
+            if (2 * (n + 1) > index.length) {
+                rehash(2 * index.length);
+                return trace(i);
+            }
+        } catch (OutOfMemoryError e) {
+            return -1;
+        }
+        for (int j = 0; j < d; j++) keys[n * d + j] = i - j >= 0 ? mid[i - j] : -1;
+        index[slot] = n + 1;
+        nTraces = n + 1; /* volatile: the agent reads n, then the arrays */
+        return n;
+    }
+
+    private void growTraces() {
+        int n = count.length, d = DEPTH > 0 ? DEPTH : 1;
+        int[] k = new int[2 * n * d];
+        int[] c = new int[2 * n], di = new int[2 * n], dg = new int[2 * n];
+        long[] s = new long[2 * n], t = new long[2 * n], ps = new long[2 * n],
+                pt = new long[2 * n];
+        System.arraycopy(keys, 0, k, 0, n * d);
+        System.arraycopy(count, 0, c, 0, n);
+        System.arraycopy(self, 0, s, 0, n);
+        System.arraycopy(total, 0, t, 0, n);
+        System.arraycopy(pendSelf, 0, ps, 0, n);
+        System.arraycopy(pendTotal, 0, pt, 0, n);
+        System.arraycopy(dirty, 0, di, 0, nDirty);
+        System.arraycopy(dirtyGen, 0, dg, 0, n);
+        keys = k;
+        count = c;
+        self = s;
+        total = t;
+        pendSelf = ps;
+        pendTotal = pt;
+        dirty = di;
+        dirtyGen = dg;
+    }
+
+    private void rehash(int size) {
+        int[] idx = new int[size];
+        int d = DEPTH, mask = size - 1;
+        for (int e = 0; e < nTraces; e++) {
+            int h = 0;
+            for (int j = 0; j < d; j++) h = h * 0x9E3779B1 + keys[e * d + j];
+            h ^= h >>> 15;
+            int p = h & mask;
+            while (idx[p] != 0) p = (p + 1) & mask;
+            idx[p] = e + 1;
+        }
+        index = idx;
+    }
+
+    private boolean growStack() {
+        int n = mid.length;
+        try {
+            int[] m = new int[2 * n];
+            long[] a = new long[2 * n], b = new long[2 * n], c = new long[2 * n],
+                    e = new long[2 * n];
+            System.arraycopy(mid, 0, m, 0, n);
+            System.arraycopy(start, 0, a, 0, n);
+            System.arraycopy(child, 0, b, 0, n);
+            System.arraycopy(accSelf, 0, c, 0, n);
+            System.arraycopy(accTotal, 0, e, 0, n);
+            mid = m;
+            start = a;
+            child = b;
+            accSelf = c;
+            accTotal = e;
+            return true;
+        } catch (OutOfMemoryError oom) {
+            return false;
+        }
+    }
+
+    /* ---- thread table ---- */
+
+    private static synchronized HprofTracker register(Thread t) {
+        /* Registration runs no rewritten code; should that ever change,
+         * this keeps it from recursing. */
+        if (registering == t) return null;
+        registering = t;
+        try {
+            return add(t);
+        } finally {
+            registering = null;
+        }
+    }
+
+    private static HprofTracker add(Thread t) {
+        HprofTracker[] tab = table;
+        int mask = tab.length - 1;
+        int i = System.identityHashCode(t) & mask;
+        for (HprofTracker s; (s = tab[i]) != null; i = (i + 1) & mask)
+            if (s.thread == t) return s;
+        HprofTracker s;
+        try {
+            s = new HprofTracker(t, nextId);
+            if (nAll == all.length) {
+                HprofTracker[] a = new HprofTracker[2 * nAll];
+                System.arraycopy(all, 0, a, 0, nAll);
+                all = a;
+            }
+            if (2 * (used + 1) > tab.length) {
+                tab = resized(tab);
+                mask = tab.length - 1;
+                i = System.identityHashCode(t) & mask;
+                while (tab[i] != null) i = (i + 1) & mask;
+            }
+        } catch (OutOfMemoryError e) {
+            return null;
+        }
+        nextId++;
+        all[nAll++] = s;
+        s.cpWall = System.nanoTime();
+        s.cpCpu = cpuTime();
+        tab[i] = s;
+        used++;
+        table = tab;
+        return s;
+    }
+
+    /* A table without the GONE slots, twice as large if still half full. */
+    private static HprofTracker[] resized(HprofTracker[] old) {
+        int live = 0;
+        for (HprofTracker s : old) if (s != null && s != GONE) live++;
+        int n = old.length;
+        while (2 * (live + 1) > n / 2) n *= 2;
+        HprofTracker[] tab = new HprofTracker[n];
+        for (HprofTracker s : old) {
+            if (s == null || s == GONE) continue;
+            int i = System.identityHashCode(s.thread) & (n - 1);
+            while (tab[i] != null) i = (i + 1) & (n - 1);
+            tab[i] = s;
+        }
+        used = live;
+        return tab;
+    }
+
+    /* ---- called by the agent through JNI ---- */
+
+    static void engage() {
+        DEPTH = depth();
+        cpuTime(); /* links it now: linking runs rewritten Java code */
+        engaged = true;
+    }
+
+    /* On the ending thread: closes its last interval and frees its slot.
+     * Returns the state's id, -1 if the thread had none. */
+    static synchronized int retire() {
+        Thread t = Thread.currentThread();
+        HprofTracker[] tab = table;
+        int mask = tab.length - 1;
+        for (int i = System.identityHashCode(t) & mask; tab[i] != null; i = (i + 1) & mask) {
+            HprofTracker s = tab[i];
+            if (s.thread != t) continue;
+            s.checkpoint(System.nanoTime());
+            s.thread = null;
+            tab[i] = GONE;
+            return s.id;
+        }
+        return -1;
+    }
+
+    /* The states to report: those of running threads, a null, then those
+     * of ended threads, which are forgotten now (reported one last time). */
+    static synchronized HprofTracker[] states() {
+        HprofTracker[] a = new HprofTracker[nAll + 1];
+        int live = 0, ended = nAll;
+        for (int i = 0; i < nAll; i++) {
+            if (all[i].thread != null) a[live++] = all[i];
+            else a[ended--] = all[i];
+        }
+        System.arraycopy(a, 0, all, 0, live);
+        for (int i = live; i < nAll; i++) all[i] = null;
+        nAll = live;
+        return a;
+    }
+}

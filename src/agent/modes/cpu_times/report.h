@@ -1,0 +1,14 @@
+/* The cpu=times reports: CPU TIME (ms) (reference §3.5) and the old prof
+ * format of cpu=old (§3.6), from the rows of one dump interval. */
+#ifndef HPROF_CPU_TIMES_REPORT_H
+#define HPROF_CPU_TIMES_REPORT_H
+
+#include "collect.h"
+
+#include <stddef.h>
+
+/* Both sort `rows` in place. */
+void hp_ct_report_times(struct hp_ct_row *rows, size_t n);
+void hp_ct_report_old(struct hp_ct_row *rows, size_t n);
+
+#endif
