@@ -8,8 +8,11 @@
 #include <inttypes.h>
 #include <string.h>
 
+/* cpu=old imitates the old -prof output: no header, prelude or THREAD
+ * START/END lines (reference §3.6). */
 static void header(void)
 {
+    if (hp.opt.cpu_old) return;
     char date[32];
     hp_ctime(date);
     hp_out_printf("JAVA PROFILE 1.0.1, created %s\n", date);
@@ -19,11 +22,15 @@ static void header(void)
 
 static void thread_start(const struct hp_thread_view *t)
 {
+    if (hp.opt.cpu_old) return;
     hp_out_printf("THREAD START (obj=%" PRIx64 ", id = %u, name=\"%s\", group=\"%s\")\n", t->obj,
                   t->serial, t->name ? t->name : "", t->group ? t->group : "");
 }
 
-static void thread_end(uint32_t serial) { hp_out_printf("THREAD END (id = %u)\n", serial); }
+static void thread_end(uint32_t serial)
+{
+    if (!hp.opt.cpu_old) hp_out_printf("THREAD END (id = %u)\n", serial);
+}
 
 static void trace(const struct hp_trace *tr)
 {
