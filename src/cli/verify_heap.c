@@ -60,10 +60,21 @@ static int exists(const dump_ctx *c, uint64_t id)
     return c->shallow || (c->nids && bsearch(&id, c->ids, c->nids, sizeof id, cmp_u64));
 }
 
+static int is_root(uint8_t tag)
+{
+    return tag != HP_CLASS_DUMP && tag != HP_INSTANCE_DUMP && tag != HP_OBJ_ARRAY_DUMP &&
+           tag != HP_PRIM_ARRAY_DUMP && tag != HP_PRIM_ARRAY_NODATA && tag != HP_HEAP_DUMP_INFO;
+}
+
 static void need_object(dump_ctx *c, const hp_sub *s, uint64_t id, const char *what)
 {
-    if (id != 0 && !exists(c, id))
-        hp_vdangling(c->v, s->offset, "%s 0x%" PRIx64 " %s 0x%" PRIx64 " not in this heap dump",
+    if (id == 0 || exists(c, id)) return;
+    if (is_root(s->tag))
+        hp_vdangling(c->v, s->offset, "%s for object 0x%" PRIx64 ", which is not in this heap dump",
+                     hp_sub_name(s->tag), id);
+    else
+        hp_vdangling(c->v, s->offset,
+                     "%s 0x%" PRIx64 " %s 0x%" PRIx64 ", which is not in this heap dump",
                      hp_sub_name(s->tag), s->id, what, id);
 }
 
@@ -201,7 +212,7 @@ static int check(void *ctx, const hp_sub *s, hp_error *err)
         need_trace(c, s, s->trace);
         break;
     case HP_ROOT_THREAD_OBJECT:
-        need_object(c, s, s->id, "is root for");
+        need_object(c, s, s->id, NULL);
         need_trace(c, s, s->depth);
         break;
     case HP_ROOT_JNI_LOCAL:
@@ -209,7 +220,7 @@ static int check(void *ctx, const hp_sub *s, hp_error *err)
     case HP_ROOT_NATIVE_STACK:
     case HP_ROOT_THREAD_BLOCK:
     case HP_ROOT_JNI_MONITOR:
-        need_object(c, s, s->id, "is root for");
+        need_object(c, s, s->id, NULL);
         need_thread(c, s);
         break;
     case HP_HEAP_DUMP_INFO:
@@ -219,7 +230,7 @@ static int check(void *ctx, const hp_sub *s, hp_error *err)
                     s->id);
         break;
     default:
-        need_object(c, s, s->id, "is root for");
+        need_object(c, s, s->id, NULL);
         break;
     }
     return 0;

@@ -153,7 +153,8 @@ static void dangling_reference(void **state)
     run_free(&r);
     char line[300];
     snprintf(line, sizeof line,
-             "OBJECT ARRAY DUMP 0x5000 has element 0x9999 not in this heap dump at offset %zu",
+             "OBJECT ARRAY DUMP 0x5000 has element 0x9999, which is not in this heap dump at "
+             "offset %zu",
              arr);
     expect_error(&b, 1, line);
     hb_free(&b);
