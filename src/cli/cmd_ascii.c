@@ -15,81 +15,60 @@ static int open_index(hp_index *ix, const hp_file *f, FILE *err)
     return -1;
 }
 
-/* Prints each listed trace once, in order of first mention. */
-static void print_traces(FILE *out, const hp_index *ix, const uint32_t *serials, size_t n)
+static uint32_t site_trace(const hp_rec *o, uint32_t i)
 {
-    hp_idmap seen = {0};
-    for (size_t i = 0; i < n; i++)
-        if (hp_idmap_put(&seen, serials[i], 1) != 0) hp_print_trace(out, ix, serials[i]);
-    hp_idmap_free(&seen);
+    hp_site s;
+    hp_site_at(o, i, &s);
+    return s.trace;
 }
 
-static int last_record(const hp_index *ix, uint64_t at, const char *what, FILE *err, hp_record *r,
-                       hp_rec *o)
+static uint32_t sample_trace(const hp_rec *o, uint32_t i)
 {
+    uint32_t count, trace;
+    hp_sample_at(o, i, &count, &trace);
+    return trace;
+}
+
+/* The last record of a kind, after each TRACE it lists (once, in order of mention). */
+static int last_with_traces(const hp_file *f, FILE *out, FILE *err, int sites)
+{
+    hp_index ix;
+    hp_record r;
+    hp_rec o;
+    if (open_index(&ix, f, err)) return HP_EXIT_MALFORMED;
+    uint64_t at = sites ? ix.last_sites : ix.last_samples;
     if (at == UINT64_MAX) {
-        fprintf(err, "hprof: error: %s: no %s record\n", ix->f->path, what);
-        return -1;
+        fprintf(err, "hprof: error: %s: no %s record\n", f->path,
+                sites ? "ALLOC SITES" : "CPU SAMPLES");
+        hp_index_free(&ix);
+        return HP_EXIT_NODATA;
     }
-    hp_index_record(ix, at, r, o);
-    return 0;
+    hp_index_record(&ix, at, &r, &o);
+    uint32_t n = sites ? o.sites.nsites : o.samples.ntraces;
+    hp_idmap seen = {0};
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t serial = sites ? site_trace(&o, i) : sample_trace(&o, i);
+        if (hp_idmap_put(&seen, serial, 1) != 0) hp_print_trace(out, &ix, serial);
+    }
+    if (sites)
+        hp_print_sites(out, &ix, &r, &o);
+    else
+        hp_print_samples(out, &ix, &r, &o);
+    hp_idmap_free(&seen);
+    hp_index_free(&ix);
+    return HP_EXIT_OK;
 }
 
 int hp_cmd_sites(const hp_file *f, const hp_opts *opts, FILE *out, FILE *err)
 {
-    hp_index ix;
-    hp_record r;
-    hp_rec o;
     (void)opts;
-    if (open_index(&ix, f, err)) return HP_EXIT_MALFORMED;
-    int rc = HP_EXIT_NODATA;
-    if (last_record(&ix, ix.last_sites, "ALLOC SITES", err, &r, &o) == 0) {
-        uint32_t *serials = malloc((o.sites.nsites + 1) * sizeof *serials);
-        if (serials) {
-            for (uint32_t i = 0; i < o.sites.nsites; i++) {
-                hp_site s;
-                hp_site_at(&o, i, &s);
-                serials[i] = s.trace;
-            }
-            print_traces(out, &ix, serials, o.sites.nsites);
-            hp_print_sites(out, &ix, &r, &o);
-            rc = HP_EXIT_OK;
-        } else {
-            fprintf(err, "hprof: error: %s: out of memory\n", f->path);
-            rc = HP_EXIT_IO;
-        }
-        free(serials);
-    }
-    hp_index_free(&ix);
-    return rc;
+    return last_with_traces(f, out, err, 1);
 }
 
 int hp_cmd_samples(const hp_file *f, const hp_opts *opts, FILE *out, FILE *err)
 {
-    hp_index ix;
-    hp_record r;
-    hp_rec o;
     (void)opts;
-    if (open_index(&ix, f, err)) return HP_EXIT_MALFORMED;
-    int rc = HP_EXIT_NODATA;
-    if (last_record(&ix, ix.last_samples, "CPU SAMPLES", err, &r, &o) == 0) {
-        uint32_t *serials = malloc((o.samples.ntraces + 1) * sizeof *serials);
-        if (serials) {
-            for (uint32_t i = 0; i < o.samples.ntraces; i++) {
-                uint32_t count;
-                hp_sample_at(&o, i, &count, &serials[i]);
-            }
-            print_traces(out, &ix, serials, o.samples.ntraces);
-            hp_print_samples(out, &ix, &r, &o);
-            rc = HP_EXIT_OK;
-        } else {
-            fprintf(err, "hprof: error: %s: out of memory\n", f->path);
-            rc = HP_EXIT_IO;
-        }
-        free(serials);
-    }
-    hp_index_free(&ix);
-    return rc;
+    return last_with_traces(f, out, err, 0);
 }
 
 typedef struct {
