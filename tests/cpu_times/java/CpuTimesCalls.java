@@ -1,0 +1,87 @@
+/**
+ * Calls methods a known number of times: a leaf N times, a recursion, an
+ * exception thrown through several frames, a thread killed by an uncaught
+ * exception, and THREADS threads each calling work() M times.
+ * Usage: CpuTimesCalls N M
+ */
+public class CpuTimesCalls {
+    static final int THREADS = 8;
+    static long sink;
+
+    static void leaf(int i) {
+        sink += i;
+    }
+
+    static int rec(int n) {
+        return n <= 0 ? 0 : 1 + rec(n - 1);
+    }
+
+    static void thrower(int d) {
+        if (d == 0) throw new IllegalStateException("expected");
+        thrower(d - 1);
+    }
+
+    static void catcher() {
+        try {
+            thrower(3);
+        } catch (IllegalStateException e) {
+            sink++;
+        }
+    }
+
+    static void dies() {
+        throw new RuntimeException("uncaught on purpose: ends the thread");
+    }
+
+    static synchronized void work() {
+        sink++;
+    }
+
+    static final class Dying extends Thread {
+        Dying() {
+            super("dying");
+        }
+
+        @Override
+        public void run() {
+            dies();
+        }
+    }
+
+    static final class Worker extends Thread {
+        final int m;
+
+        Worker(int i, int m) {
+            super("worker-" + i);
+            this.m = m;
+        }
+
+        @Override
+        public void run() {
+            for (int j = 0; j < m; j++) work();
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        int n = Integer.parseInt(args[0]), m = Integer.parseInt(args[1]);
+        for (int i = 0; i < n; i++) leaf(i);
+        for (int i = 0; i < 5; i++) rec(6);
+        for (int i = 0; i < 9; i++) catcher();
+        Thread d = new Dying();
+        d.setUncaughtExceptionHandler(new Quiet());
+        d.start();
+        d.join();
+        Thread[] ws = new Thread[THREADS];
+        for (int i = 0; i < THREADS; i++) ws[i] = new Worker(i, m);
+        for (Thread w : ws) w.start();
+        for (Thread w : ws) w.join();
+        System.out.println("sink " + sink);
+    }
+
+    static final class Quiet implements Thread.UncaughtExceptionHandler {
+        @Override
+        public void uncaughtException(Thread t, Throwable e) {
+            System.out.println("uncaught in " + t.getName() + ": " + e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,34 @@
+/**
+ * Burns CPU in heavy() and light() in a 3:1 ratio of identical loop work,
+ * and sleeps in sleepy(), which uses almost no CPU.
+ * Usage: CpuTimesRatio UNITS (loop iterations of light(), per round)
+ */
+public class CpuTimesRatio {
+    static volatile long sink;
+
+    static void heavy(long units) {
+        long x = 1;
+        for (long i = 0; i < 3 * units; i++) x = x * 6364136223846793005L + 1442695040888963407L;
+        sink += x;
+    }
+
+    static void light(long units) {
+        long x = 1;
+        for (long i = 0; i < units; i++) x = x * 6364136223846793005L + 1442695040888963407L;
+        sink += x;
+    }
+
+    static void sleepy() throws InterruptedException {
+        Thread.sleep(200);
+    }
+
+    public static void main(String[] args) throws Exception {
+        long units = Long.parseLong(args[0]);
+        for (int round = 0; round < 20; round++) {
+            heavy(units);
+            light(units);
+        }
+        sleepy();
+        System.out.println("sink " + sink);
+    }
+}
