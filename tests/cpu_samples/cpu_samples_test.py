@@ -124,6 +124,17 @@ class CpuSamplesTest(unittest.TestCase):
         self.assertLess(by_thread.get("blocked", 0) / total, 0.01)
         self.assertGreater(by_thread.get("busy", 0) / total, 0.90)
 
+    def test_thread_started_before_vm_init_is_sampled(self):
+        out, _ = self.run_java("finalizer.txt", "thread=y,cutoff=0", ["CpuFinalizer"])
+        prof, sections = cpu_sections(out)
+        total, rows = sections[0]
+        finalizer = [s for _, s, n, _ in prof.thread_starts if n == "Finalizer"]
+        self.assertEqual(len(finalizer), 1)
+        on_it = sum(c for c, t, _ in rows if prof.traces[t][0] == finalizer[0]
+                    and "CpuFinalizer$Heavy.finalize" in frames_of(prof, t))
+        print(f"{on_it} of {total} samples in finalize() on the Finalizer thread")
+        self.assertGreater(on_it, 25)  # 500 ms of CPU at 10 ms
+
     def test_binary_record(self):
         out, _ = self.run_java("ratio.hprof", "format=b,cutoff=0", ["CpuRatio", "6"])
         prof = ht.read_binary(out)

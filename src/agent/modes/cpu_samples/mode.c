@@ -52,22 +52,40 @@ static void vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
         (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_CLASS_LOAD, NULL),
         "SetEventNotificationMode");
     hp_method_ids_of_loaded(jvmti, jni);
-    if (!hp_drain_thread_start(jvmti, jni)) return; /* the report stays empty */
-    hp_sampler_enable(true);
+    /* Before the drain thread exists, so that it is not among them. */
     hp_timers_arm_unseen();
+    if (!hp_drain_thread_start(jvmti, jni)) {
+        hp_timers_stop_all(); /* nothing would count the samples */
+        return;
+    }
+    hp_sampler_enable(true);
+}
+
+/* A thread that ran before VM_INIT, seen from the VM_INIT thread: it is
+ * armed by hp_timers_arm_unseen, which finds it by name. */
+static void expect_thread(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, struct hp_thread *t)
+{
+    jvmtiThreadInfo info;
+    if ((*jvmti)->GetThreadInfo(jvmti, thread, &info) != JVMTI_ERROR_NONE) return;
+    if (info.name) {
+        hp_timers_expect(info.name, t->serial);
+        (*jvmti)->Deallocate(jvmti, (unsigned char *)info.name);
+    }
+    if (info.thread_group) (*jni)->DeleteLocalRef(jni, info.thread_group);
+    if (info.context_class_loader) (*jni)->DeleteLocalRef(jni, info.context_class_loader);
 }
 
 static void thread_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, struct hp_thread *t,
                          bool current)
 {
-    (void)jvmti;
-    (void)jni;
-    (void)thread;
-    if (!sampling_wanted() || !current) return; /* others: hp_timers_arm_unseen */
-    if (t->agent)
-        hp_timers_remove_current();
-    else
+    if (!sampling_wanted()) return;
+    if (!current) {
+        if (!t->agent) expect_thread(jvmti, jni, thread, t);
+    } else if (t->agent) {
+        hp_timers_exclude_current();
+    } else {
         hp_timers_arm_current(t->serial);
+    }
 }
 
 static void thread_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, struct hp_thread *t)

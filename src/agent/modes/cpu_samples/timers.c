@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -67,13 +68,14 @@ static void arm(pid_t tid, uint32_t thread_serial)
     atomic_store(&t->thread_serial, thread_serial);
     if (timer_create(thread_cpu_clock(tid), &ev, &t->timer) != 0) return; /* tid gone */
     t->tid = tid;
+    t->has_timer = true;
     timer_settime(t->timer, 0, &period, NULL);
 }
 
-static void remove_timer(struct hp_cpu_timer *t)
+static void delete_timer(struct hp_cpu_timer *t)
 {
-    timer_delete(t->timer);
-    t->tid = 0;
+    if (t->has_timer) timer_delete(t->timer);
+    t->has_timer = false;
 }
 
 void hp_timers_arm_current(uint32_t thread_serial)
@@ -83,8 +85,25 @@ void hp_timers_arm_current(uint32_t thread_serial)
     /* A slot with this tid is from hp_timers_arm_unseen, or stale from a dead
      * thread whose tid the kernel reused: start afresh either way. */
     struct hp_cpu_timer *t = find(tid);
-    if (t) remove_timer(t);
+    if (t) {
+        delete_timer(t);
+        t->tid = 0;
+    }
     arm(tid, thread_serial);
+    pthread_mutex_unlock(&lock);
+}
+
+void hp_timers_exclude_current(void)
+{
+    pid_t tid = gettid();
+    pthread_mutex_lock(&lock);
+    struct hp_cpu_timer *t = find(tid);
+    if (t == NULL) t = find(0);
+    if (t == NULL && used < MAX_TIMERS) t = &pool[used++];
+    if (t) {
+        delete_timer(t); /* armed by hp_timers_arm_unseen before its ThreadStart */
+        t->tid = tid;
+    }
     pthread_mutex_unlock(&lock);
 }
 
@@ -93,8 +112,66 @@ void hp_timers_remove_current(void)
     pid_t tid = gettid();
     pthread_mutex_lock(&lock);
     struct hp_cpu_timer *t = find(tid);
-    if (t) remove_timer(t);
+    if (t) {
+        delete_timer(t);
+        t->tid = 0;
+    }
     pthread_mutex_unlock(&lock);
+}
+
+/* HotSpot names each Java thread's OS thread after it, cut to the 15
+ * bytes Linux keeps (/proc/.../comm). */
+#define COMM_LEN 16
+#define MAX_EXPECTED 64
+
+struct named {
+    char comm[COMM_LEN];
+    uint32_t serial; /* expected threads */
+    pid_t tid;       /* threads of the process */
+};
+
+static struct named expected[MAX_EXPECTED];
+static size_t n_expected;
+
+void hp_timers_expect(const char *name, uint32_t thread_serial)
+{
+    pthread_mutex_lock(&lock);
+    if (n_expected < MAX_EXPECTED) {
+        snprintf(expected[n_expected].comm, COMM_LEN, "%s", name);
+        expected[n_expected++].serial = thread_serial;
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+static bool read_comm(pid_t tid, char comm[COMM_LEN])
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d/comm", (int)tid);
+    FILE *f = fopen(path, "r");
+    if (f == NULL) return false;
+    bool ok = fgets(comm, COMM_LEN, f) != NULL;
+    fclose(f);
+    if (ok) comm[strcspn(comm, "\n")] = '\0';
+    return ok;
+}
+
+static size_t count_comm(const struct named *list, size_t n, const char *comm)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += strcmp(list[i].comm, comm) == 0;
+    return k;
+}
+
+/* The serial for an unseen thread: that of the one expected thread with
+ * its name, when no other thread of the process has that name; else 0. */
+static uint32_t serial_by_name(const struct named *tasks, size_t n, const struct named *task)
+{
+    if (count_comm(expected, n_expected, task->comm) != 1 || count_comm(tasks, n, task->comm) != 1)
+        return 0;
+    for (size_t i = 0; i < n_expected; i++)
+        if (strcmp(expected[i].comm, task->comm) == 0) return expected[i].serial;
+    return 0;
 }
 
 void hp_timers_arm_unseen(void)
@@ -106,14 +183,27 @@ void hp_timers_arm_unseen(void)
                  strerror(errno));
         return;
     }
-    pthread_mutex_lock(&lock);
-    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+    size_t n = 0, cap = 64;
+    struct named *tasks = malloc(cap * sizeof *tasks);
+    for (struct dirent *e; tasks && (e = readdir(d)) != NULL;) {
         char *end;
         long tid = strtol(e->d_name, &end, 10);
-        if (*end == '\0' && tid > 0) arm((pid_t)tid, 0);
+        if (*end != '\0' || tid <= 0) continue;
+        if (n == cap) {
+            struct named *more = realloc(tasks, (cap *= 2) * sizeof *tasks);
+            if (more == NULL) break;
+            tasks = more;
+        }
+        tasks[n].tid = (pid_t)tid;
+        if (!read_comm(tasks[n].tid, tasks[n].comm)) tasks[n].comm[0] = '\0';
+        n++;
     }
-    pthread_mutex_unlock(&lock);
     closedir(d);
+    pthread_mutex_lock(&lock);
+    for (size_t i = 0; i < n; i++)
+        arm(tasks[i].tid, serial_by_name(tasks, n, &tasks[i]));
+    pthread_mutex_unlock(&lock);
+    free(tasks);
 }
 
 void hp_timers_disarm_self(struct hp_cpu_timer *t)
@@ -127,6 +217,6 @@ void hp_timers_stop_all(void)
     pthread_mutex_lock(&lock);
     stopped = true;
     for (size_t i = 0; i < used; i++)
-        if (pool[i].tid) remove_timer(&pool[i]);
+        delete_timer(&pool[i]);
     pthread_mutex_unlock(&lock);
 }

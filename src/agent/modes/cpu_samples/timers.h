@@ -15,6 +15,7 @@ struct hp_cpu_timer {
     _Atomic pid_t tid;              /* 0: slot free */
     _Atomic uint32_t thread_serial; /* 0 while the thread's serial is unknown */
     timer_t timer;
+    bool has_timer; /* false: an agent thread, kept so it is never armed */
 };
 
 bool hp_timers_init(int interval_ms);
@@ -22,8 +23,14 @@ bool hp_timers_init(int interval_ms);
 struct hp_cpu_timer *hp_timers_from_signal(void *p);
 /* Arms the calling thread (a Java thread with that serial). */
 void hp_timers_arm_current(uint32_t thread_serial);
-/* Removes the calling thread's timer (ThreadEnd, or an agent thread). */
+/* Marks the calling thread as never to be sampled (an agent thread). */
+void hp_timers_exclude_current(void);
+/* Forgets the calling thread and its timer (ThreadEnd). */
 void hp_timers_remove_current(void);
+/* A Java thread that ran before VM_INIT (other than the VM_INIT thread),
+ * by name: hp_timers_arm_unseen gives its serial to the one OS thread of
+ * that name, if the name is unambiguous. */
+void hp_timers_expect(const char *name, uint32_t thread_serial);
 /* Arms every thread of the process that has no timer yet: the threads that
  * ran before the agent's first look. Non-Java ones disarm themselves at
  * their first signal (hp_timers_disarm_self). */
