@@ -1,6 +1,7 @@
 #include "record.h"
 
 #include "../../core/agent.h"
+#include "../../core/error.h"
 #include "../../tables/class.h"
 #include "../../tables/thread.h"
 #include "../../tables/trace.h"
@@ -9,7 +10,7 @@
 
 #include <stdatomic.h>
 
-static atomic_bool recording;
+static atomic_bool recording, site_lost;
 
 void hp_sites_record_enable(bool on)
 {
@@ -27,7 +28,13 @@ void JNICALL hp_sites_on_sampled_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thr
     uint32_t trace = hp_trace_capture(jvmti, jni, NULL, 0, thread_serial);
     uint32_t site = hp_site_intern(hp_class_serial(jvmti, klass), trace);
     struct hp_site *s = hp_site_get(site);
-    if (s == NULL) return;
+    if (s == NULL) {
+        /* Exact counts are no longer exact: say so once. */
+        if (!atomic_exchange(&site_lost, true))
+            hp_error("heap=sites: allocation site table full or out of memory; allocations at "
+                     "new sites are not counted from now on");
+        return;
+    }
     uint64_t w = hp_sites_weight((uint64_t)size, hp.opt.alloc_interval);
     atomic_fetch_add_explicit(&s->alloc_objs, w, memory_order_relaxed);
     atomic_fetch_add_explicit(&s->alloc_bytes, hp_sites_weight_bytes((uint64_t)size, w),
