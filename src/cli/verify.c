@@ -29,8 +29,8 @@ void hp_vdangling(hp_verifier *v, uint64_t offset, const char *fmt, ...)
     va_start(ap, fmt);
     if (v->strict)
         vreport(v, offset, fmt, ap);
-    else
-        v->nwarnings++; /* only counted; --strict lists them */
+    else if (v->nwarnings++ == 0) /* only counted; --strict lists them */
+        v->first_dangling = offset;
     va_end(ap);
 }
 
@@ -213,9 +213,12 @@ int hp_cmd_verify(const hp_file *f, const hp_opts *opts, FILE *out, FILE *err)
     }
     fprintf(out,
             "%s: OK: %s, ID size %u, %" PRIu64 " record%s, %zu heap dump%s, %" PRIu64
-            " object%s, %" PRIu64 " dangling reference%s\n",
+            " object%s, %" PRIu64 " dangling reference%s",
             f->path, f->version, f->id_size, nrecords, nrecords == 1 ? "" : "s", ndumps,
             ndumps == 1 ? "" : "s", v.objects, v.objects == 1 ? "" : "s", v.nwarnings,
             v.nwarnings == 1 ? "" : "s");
+    if (v.nwarnings)
+        fprintf(out, " (first at offset %" PRIu64 "; --strict lists them)", v.first_dangling);
+    fputc('\n', out);
     return HP_EXIT_OK;
 }

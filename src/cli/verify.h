@@ -10,6 +10,7 @@ typedef struct {
     const hp_index *ix;
     FILE *err;
     uint64_t nerrors, nwarnings;
+    uint64_t first_dangling; /* offset of the first dangling reference */
     long max_errors;
     int strict;       /* dangling object references are errors, not warnings */
     uint64_t objects; /* dumped objects over all heap dumps */
