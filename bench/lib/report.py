@@ -1,0 +1,177 @@
+"""Turns a raw results directory (runs.jsonl, heapdump.jsonl, meta.json) into report.md and
+report.json: per JDK and mode, a table of medians and ratios against the baseline of the same
+run, and the geometric mean of the ratios over programs.
+
+Usage: report.py <raw-dir>
+"""
+import json
+import math
+import os
+import statistics
+import sys
+
+
+def load(path):
+    if not os.path.exists(path):
+        return []
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def mb(value, unit_bytes):
+    """value in units of unit_bytes, as MB (None stays None)."""
+    return None if value is None else value * unit_bytes / (1024 * 1024)
+
+
+def cells(runs):
+    """{(jdk, program, mode): summary} with medians over the ok runs, or the failure reason."""
+    groups = {}
+    for r in runs:
+        groups.setdefault((r["jdk"], r["program"], r["mode"]), []).append(r)
+    out = {}
+    for key, rs in groups.items():
+        ok = [r for r in rs if r["status"] == "ok"]
+        if ok and len(ok) == len(rs):
+            out[key] = {"reps": len(ok), "kind": rs[0]["kind"],
+                        "wall_s": statistics.median(r["wall_s"] for r in ok),
+                        "maxrss_mb": statistics.median(mb(r["maxrss_kb"], 1024) for r in ok),
+                        "output_mb": statistics.median(mb(r["output_bytes"], 1) for r in ok)}
+        else:
+            bad = next(r for r in rs if r["status"] != "ok")
+            reason = bad.get("message") or f"exit {bad.get('exit')}: " + last_line(bad.get("stderr_tail", ""))
+            out[key] = {"kind": rs[0]["kind"], "na": f"{bad['status']}: {reason}"}
+    return out
+
+
+def last_line(text):
+    lines = [line for line in text.splitlines() if line.strip()]
+    return lines[-1][:160] if lines else ""
+
+
+def ratios(summary):
+    """Adds ratio, RSS delta to every mode cell that has a baseline; returns {(jdk, mode): geomean}."""
+    geo = {}
+    for (jdk, program, mode), c in summary.items():
+        base = summary.get((jdk, program, "baseline"))
+        if mode == "baseline" or "na" in c or not base or "na" in base:
+            continue
+        c["ratio"] = c["wall_s"] / base["wall_s"]
+        c["rss_delta_mb"] = c["maxrss_mb"] - base["maxrss_mb"]
+        geo.setdefault((jdk, mode), []).append(c["ratio"])
+    return {k: math.exp(sum(map(math.log, v)) / len(v)) for k, v in geo.items()}
+
+
+def mode_tables(summary, geo, modes, programs):
+    lines = []
+    jdks = sorted({k[0] for k in summary}, key=int)
+    lines += ["## Geometric mean of wall-time ratios (mode / no agent)", "",
+              "| mode | " + " | ".join(f"JDK {j}" for j in jdks) + " |",
+              "|---|" + "---|" * len(jdks)]
+    for mode in modes[1:]:
+        row = []
+        for j in jdks:
+            if (j, mode) in geo:
+                row.append(f"{geo[(j, mode)]:.2f}")
+            else:
+                na = {c["na"] for (jj, _, m), c in summary.items() if jj == j and m == mode and "na" in c}
+                row.append(f"n/a ({'; '.join(sorted(na))})" if na else "not run")
+        lines.append(f"| {mode} | " + " | ".join(row) + " |")
+    for j in jdks:
+        lines += ["", f"## JDK {j}: baseline (no agent)", "",
+                  "| program | kind | median wall s | median peak RSS MB | reps |", "|---|---|---|---|---|"]
+        for p in programs:
+            c = summary.get((j, p, "baseline"))
+            if c:
+                lines.append(f"| {p} | {c['kind']} | " + (
+                    f"{c['wall_s']:.2f} | {c['maxrss_mb']:.0f} | {c['reps']} |" if "na" not in c
+                    else f"{c['na']} | | |"))
+        for mode in modes[1:]:
+            rows = [(p, summary[(j, p, mode)]) for p in programs if (j, p, mode) in summary]
+            if not rows:
+                continue
+            lines += ["", f"### JDK {j}: {mode}", "",
+                      "| program | baseline s | mode s | ratio | peak RSS delta MB | output MB |",
+                      "|---|---|---|---|---|---|"]
+            for p, c in rows:
+                base = summary.get((j, p, "baseline"), {})
+                if "ratio" in c:
+                    lines.append(f"| {p} | {base['wall_s']:.2f} | {c['wall_s']:.2f} | {c['ratio']:.2f} | "
+                                 f"{c['rss_delta_mb']:+.0f} | {c['output_mb']:.1f} |")
+                else:
+                    lines.append(f"| {p} | | | n/a ({c.get('na', 'no baseline')}) | | |")
+            if (j, mode) in geo:
+                lines.append(f"| **geometric mean** | | | **{geo[(j, mode)]:.2f}** | | |")
+    return lines
+
+
+def heapdump_table(runs):
+    if not runs:
+        return [], {}
+    lines = ["", "## Heap dump on demand (~1 GB heap of mixed objects, same JVM, same heap)", "",
+             "`jcmd <pid> JVMTI.data_dump` with our agent (heap=dump,format=b,doe=n) vs "
+             "`jcmd <pid> GC.heap_dump <file>` (HotSpot, live objects; includes its full GC).", "",
+             "| JDK | reps | heap used MB | agent s | agent MB written | agent RSS delta MB | "
+             "GC.heap_dump s | GC.heap_dump MB | GC.heap_dump RSS delta MB | time ratio agent/HotSpot |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    out = {}
+    for jdk in sorted({r["jdk"] for r in runs}, key=int):
+        rs = [r for r in runs if r["jdk"] == jdk]
+
+        def med(key, rows):
+            vals = [r[key] for r in rows if r.get(key) is not None]
+            return statistics.median(vals) if vals else None
+        agent_ok = [r for r in rs if r.get("agent_status") == "ok"]
+        summary = {"reps": len(rs), "heap_used_mb": mb(med("heap_used", rs), 1),
+                   "jcmd_s": med("jcmd_s", rs), "jcmd_mb": mb(med("jcmd_bytes", rs), 1),
+                   "jcmd_rss_delta_mb": mb(med("jcmd_rss_delta_kb", rs), 1024)}
+        if agent_ok:
+            summary.update(agent_s=med("agent_s", agent_ok), agent_mb=mb(med("agent_bytes", agent_ok), 1),
+                           agent_rss_delta_mb=mb(med("agent_rss_delta_kb", agent_ok), 1024),
+                           completion=sorted({r["agent_completion"] for r in agent_ok}))
+            summary["ratio"] = summary["agent_s"] / summary["jcmd_s"]
+            agent = (f"{summary['agent_s']:.2f} | {summary['agent_mb']:.0f} | {summary['agent_rss_delta_mb']:+.0f}")
+            ratio = f"{summary['ratio']:.2f}"
+        else:
+            summary["agent_na"] = rs[0].get("agent_status", "not run")
+            agent, ratio = f"n/a ({summary['agent_na']}) | | ", "n/a"
+        lines.append(f"| {jdk} | {len(rs)} | {summary['heap_used_mb']:.0f} | {agent} | {summary['jcmd_s']:.2f} | "
+                     f"{summary['jcmd_mb']:.0f} | {summary['jcmd_rss_delta_mb']:+.0f} | {ratio} |")
+        out[jdk] = summary
+    if any("completion" in s for s in out.values()):
+        lines += ["", "Agent completion signal per JDK: " + "; ".join(
+            f"JDK {j}: {', '.join(s['completion'])}" for j, s in out.items() if "completion" in s)]
+    return lines, out
+
+
+def main():
+    raw = sys.argv[1]
+    with open(os.path.join(raw, "meta.json"), encoding="utf-8") as f:
+        meta = json.load(f)
+    summary = cells(load(os.path.join(raw, "runs.jsonl")))
+    geo = ratios(summary)
+    lines = [f"# Benchmark results ({'quick' if meta['quick'] else 'full'} run)", "",
+             f"- commit: `{meta['commit']}`{' (tree dirty)' if meta['dirty'] else ''}, {meta['date']}",
+             f"- agent: {meta['agent']}",
+             f"- JDKs: " + "; ".join(meta["jdks"]),
+             f"- machine: {meta['machine']}",
+             f"- load average at start / end: {meta['load_start']} / {meta.get('load_end', '?')}",
+             f"- repetitions: {meta['reps']} (median reported), scale {meta['scale']}, "
+             "configurations interleaved rep-major",
+             f"- command: `{meta['command']}`", "",
+             "Ratios are wall time with the mode / wall time without an agent, medians from this run. "
+             "Peak RSS delta compares median peak RSS (ru_maxrss) with the baseline's; output is the "
+             "size of the profiler's files. Absolute times are not comparable between runs.", ""]
+    lines += mode_tables(summary, geo, meta["modes"], meta["programs"])
+    hd_lines, hd = heapdump_table(load(os.path.join(raw, "heapdump.jsonl")))
+    lines += hd_lines
+    with open(os.path.join(raw, "report.md"), "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    data = {"meta": meta, "geomean": {f"{j}/{m}": v for (j, m), v in geo.items()},
+            "cells": [{"jdk": j, "program": p, "mode": m, **c} for (j, p, m), c in summary.items()],
+            "heapdump": hd}
+    with open(os.path.join(raw, "report.json"), "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

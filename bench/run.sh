@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Overhead benchmarks: runs every program without an agent and with each profiling mode,
+# N repetitions rep-major, and writes ratio tables (see README.md).
+# Usage: bench/run.sh [--quick] [--jdk 17|25|all] [--modes a,b] [--programs a,b] [--reps N]
+set -euo pipefail
+cd "$(dirname "$0")"
+bench=$PWD
+conf_names() { grep -v '^[[:space:]]*\(#\|$\)' "$1" | cut -d'|' -f1 | tr -d ' ' | paste -sd,; }
+
+quick=0 jdk=all reps=5 scale=1
+modes=$(conf_names modes.conf)
+programs="$(conf_names programs.conf),heapdump"
+command="bench/run.sh $*"
+while (($#)); do
+    case $1 in
+        --quick) quick=1 reps=1 scale=0.1 ;;
+        --jdk) jdk=$2; shift ;;
+        --modes) modes=baseline,${2#baseline,}; shift ;;
+        --programs) programs=$2; shift ;;
+        --reps) reps=$2; shift ;;
+        *) echo "usage: bench/run.sh [--quick] [--jdk 17|25|all] [--modes a,b] [--programs a,b] [--reps N]" >&2
+           exit 2 ;;
+    esac
+    shift
+done
+case $jdk in
+    17) jdks=(17) ;; 25) jdks=(25) ;; all) jdks=(17 25) ;;
+    *) echo "--jdk must be 17, 25 or all" >&2; exit 2 ;;
+esac
+declare -A home=([17]=${JDK17_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
+                 [25]=${JDK25_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64})
+
+./deps.sh
+if [ ! -f ../build/libhprof.so ]; then
+    echo "bench: building the agent"
+    (cd .. && cmake -S . -B build >/dev/null && cmake --build build -j2 >/dev/null) ||
+        echo "bench: agent build failed; agent modes will show n/a"
+fi
+homes=()
+for f in "${jdks[@]}"; do homes+=("${home[$f]}"); done
+for f in "${jdks[@]}"; do ./prepare.sh "$scale" "$f" "${home[$f]}"; done
+
+raw=results/raw/$(date -u +%Y%m%dT%H%M%SZ)
+mkdir -p "$raw"
+IFS=, read -ra selected <<<"$programs"
+matrix=() heapdump=0 warmup=()
+((quick)) || warmup=(--warmup)
+for p in "${selected[@]}"; do
+    if [ "$p" = heapdump ]; then heapdump=1; else matrix+=("$p"); fi
+done
+python3 lib/meta.py "$raw" --quick "$quick" --reps "$reps" --scale "$scale" --modes "$modes" \
+    --programs "$(IFS=,; echo "${matrix[*]}")" --command "$command" \
+    --jdks "$(IFS=,; echo "${homes[*]}")"
+for f in "${jdks[@]}"; do
+    if ((${#matrix[@]})); then
+        python3 lib/runmatrix.py --jdk "${home[$f]}" --feature "$f" --raw "$raw" --modes "$modes" \
+            --programs "$(IFS=,; echo "${matrix[*]}")" --reps "$reps" --scale "$scale" "${warmup[@]}"
+    fi
+    if ((heapdump)); then
+        python3 lib/heapdump.py --jdk "${home[$f]}" --feature "$f" --raw "$raw" --reps "$reps" \
+            --scale "$scale" --agent "$(cd .. && pwd)/build/libhprof.so"
+    fi
+done
+python3 lib/meta.py "$raw" --finish
+python3 lib/report.py "$raw"
+if ((quick == 0)); then
+    cp "$raw/report.md" results/latest.md
+    cp "$raw/report.json" results/latest.json
+fi
+echo "bench: results in $bench/$raw/report.md"
