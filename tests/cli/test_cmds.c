@@ -65,6 +65,18 @@ static void histo(void **state)
                                "   1:             2             40  Foo\n"
                                "Total             5             74\n");
     run_free(&r);
+    /* wide: 16-byte headers, 8-byte references, Object[] elements 8-aligned. */
+    o = run_opts();
+    o.model = hp_model_find("wide");
+    r = run_fixture(hp_cmd_histo, 8, 0, 0, o);
+    assert_string_equal(r.out, " num     #instances         #bytes  class name\n"
+                               "----------------------------------------------\n"
+                               "   1:             2             80  Foo\n"
+                               "   2:             1             48  Foo[]\n"
+                               "   3:             1             32  char[]\n"
+                               "   4:             1             16  java.lang.Object\n"
+                               "Total             5            176\n");
+    run_free(&r);
     /* --dump picks the second, smaller heap dump. */
     o = run_opts();
     o.dump = 2;
