@@ -225,6 +225,24 @@ static void text(void **state)
     run_free(&r);
 }
 
+static void text_selects_dump(void **state)
+{
+    (void)state;
+    hp_opts o = run_opts();
+    o.dump = 2;
+    run_result r = run_fixture(hp_cmd_text, 8, 1, 1, o);
+    assert_int_equal(r.rc, 0);
+    assert_null(strstr(r.out, "HEAP DUMP BEGIN (5 objects"));
+    assert_non_null(strstr(r.out, "HEAP DUMP BEGIN (2 objects, 48 bytes) " WHEN
+                                  "ROOT 1000 (kind=<system class>, name=java.lang.Object)\n"
+                                  "CLS 1000 (name=java.lang.Object, trace=0)\n"
+                                  "OBJ 3000 (sz=16, trace=0, class=java.lang.Object@1000)\n"
+                                  "ARR 3010 (sz=32, trace=0, nelems=4, elem type=int[])\n"
+                                  "HEAP DUMP END\n"));
+    assert_non_null(strstr(r.out, "SITES END\n"));
+    run_free(&r);
+}
+
 static void records_and_summary(void **state)
 {
     (void)state;
@@ -320,10 +338,15 @@ int main(void)
     setenv("TZ", "UTC", 1);
     tzset();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(histo),      cmocka_unit_test(sites_and_samples),
-        cmocka_unit_test(threads),    cmocka_unit_test(thread_names),
-        cmocka_unit_test(text),       cmocka_unit_test(records_and_summary),
-        cmocka_unit_test(empty_dump), cmocka_unit_test(malformed_input),
+        cmocka_unit_test(histo),
+        cmocka_unit_test(sites_and_samples),
+        cmocka_unit_test(threads),
+        cmocka_unit_test(thread_names),
+        cmocka_unit_test(text),
+        cmocka_unit_test(text_selects_dump),
+        cmocka_unit_test(records_and_summary),
+        cmocka_unit_test(empty_dump),
+        cmocka_unit_test(malformed_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
