@@ -50,13 +50,14 @@ def ascii_tables(path):
     prof = h.AsciiProfile(text)
     tables = []
     body_start = text.index("\n--------\n")
+    table_pos = body_start
     for title, body in prof.sections_named("SITES"):
         if not TITLE.match(title):
             raise AssertionError(f"bad SITES title {title!r}")
         if body[:2] != [HEAD1, HEAD2]:
             raise AssertionError(f"bad SITES header lines {body[:2]!r}")
         # Every cited trace precedes the table.
-        table_pos = text.index(title + "\n", body_start)
+        table_pos = text.index("\n" + title + "\n", table_pos + 1)
         rows, accum = [], 0.0
         for i, line in enumerate(body[2:]):
             m = ROW.match(line)

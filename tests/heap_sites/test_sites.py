@@ -69,8 +69,8 @@ def make_case(env):
         def at(self, method, site):
             return sites.frame("SitesProg", method, line[site])
 
-        def check_basic(self, t, n, keep):
-            r = self.one_row(t, ITEM, [self.at("allocate", "basic"), self.at("main", "dispatch")])
+        def check_basic(self, t, n, keep, caller=("main", "dispatch")):
+            r = self.one_row(t, ITEM, [self.at("allocate", "basic"), self.at(*caller)])
             self.assertEqual((r["alloc_objs"], r["alloc_bytes"]), (n, n * ITEM_SIZE))
             self.assertEqual((r["live_objs"], r["live_bytes"]), (keep, keep * ITEM_SIZE))
 
@@ -214,6 +214,35 @@ def make_case(env):
                 self.assertLessEqual(len(t.rows), 20)
                 if binary:
                     self.assertAlmostEqual(t.cutoff, 0.05, places=6)
+
+        def test_dumps_on_demand_while_allocating(self):
+            # Two SIGQUIT dumps while two threads allocate, then the exit
+            # dump: each table is whole, and counts are cumulative.
+            n, keep = 10000, 1000
+            for binary in (False, True):
+                out = os.path.join(env.work, "sites-serve." + ("bin" if binary else "txt"))
+                proc = h.start_java(env, f"heap=sites,cutoff=0,file={out}" + (",format=b" if binary else ""),
+                                    ["SitesProg", "serve", str(n), str(keep)])
+                try:
+                    h.wait_for_line(proc.stdout, r"^ready$")
+                    for _ in range(2):
+                        h.send_sigquit(proc)
+                        h.wait_for_line(proc.stderr, r"allocation sites \.\.\. done\.")
+                    out_text, err = proc.communicate("\n", timeout=120)
+                finally:
+                    if proc.poll() is None:
+                        proc.kill()
+                self.assertEqual(proc.returncode, 0, err)
+                _, tables = (sites.binary_tables if binary else sites.ascii_tables)(out)
+                self.assertEqual(len(tables), 3)
+                churn = []
+                for t in tables:
+                    self.check_order(t)
+                    self.check_basic(t, n, keep, caller=("serve", "servecall"))
+                    rows = t.find("long[]", [self.at("lambda$serve$1", "churn")])
+                    churn.append(sum(r["alloc_objs"] for r in rows))
+                self.assertEqual(churn, sorted(churn))
+                self.assertGreater(churn[-1], 0)
 
         # ---------------------------------------------------------- sampled
 

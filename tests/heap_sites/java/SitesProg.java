@@ -96,6 +96,26 @@ public class SitesProg {
         for (Thread th : ts) th.join();
     }
 
+    static volatile boolean stop;
+
+    // Allocates at the basic site, then keeps two threads allocating
+    // garbage while the driver requests dumps; ends when stdin has a line.
+    static void serve(int n, int keep) throws Exception {
+        allocate(n, keep); // SITE servecall
+        Thread[] ts = new Thread[2];
+        for (int k = 0; k < ts.length; k++) {
+            ts[k] = new Thread(() -> {
+                while (!stop) sink = new long[4]; // SITE churn
+            });
+            ts[k].start();
+        }
+        System.out.println("ready");
+        System.out.flush();
+        new java.io.BufferedReader(new java.io.InputStreamReader(System.in)).readLine();
+        stop = true;
+        for (Thread th : ts) th.join();
+    }
+
     public static void main(String[] args) throws Exception {
         int n = Integer.parseInt(args[1]);
         switch (args[0]) {
@@ -105,6 +125,7 @@ public class SitesProg {
             case "clone": cloning(n); break;
             case "reflect": reflection(n); break;
             case "large": large(n); break;
+            case "serve": serve(n, Integer.parseInt(args[2])); break;
             case "box": boxing(n); break;
             case "threads": threads(Integer.parseInt(args[2]), n); break;
             default: throw new IllegalArgumentException(args[0]);
