@@ -73,10 +73,11 @@ struct bci_result {
 int bci_rewrite(const uint8_t *cls, size_t len, const struct bci_hooks *hooks,
                 struct bci_result *res);
 
-/* Parses and writes the class back without injections, re-encoding every
- * method's code (instructions, exception table, StackMapTable, line and
- * variable tables, type annotations).  For a valid class the output equals
- * the input; used by tests to check the relocator.  Same return contract. */
+/* Parses and writes the class back without injections, re-encoding the
+ * constant pool and every method's code (instructions, exception table,
+ * StackMapTable, line and variable tables, type annotations).  For a valid
+ * class the output equals the input; used by tests to check the relocator.
+ * Returns 1 with the output, or 0 with a reason if the class is rejected. */
 int bci_roundtrip(const uint8_t *cls, size_t len, struct bci_result *res);
 
 void bci_free(struct bci_result *res);

@@ -113,7 +113,7 @@ static int run(const uint8_t *cls, size_t len, const struct bci_hooks *h, int fo
     int changed = 0;
     for (uint16_t i = 0; i < x.cf.nmethods; i++)
         changed |= x.cf.methods[i].new_code != NULL;
-    if (!err && !changed)
+    if (!err && !changed && !force)
         err = "nothing to inject";
     wr_t w;
     /* Code grows at most to 64 KiB per method; the pool by a few entries. */

@@ -1,9 +1,11 @@
 /* Runs the rewriter over a tree of class files (e.g. `jimage extract` output).
- *   bci_jdk roundtrip DIR        parse -> write, no injection: must be identical
- *   bci_jdk rewrite DIR [OUTDIR] all hooks on; optional output tree
- *   bci_jdk bench DIR [REPS]     rewrite throughput (classes/s, MB/s)
- * Prints counts and the reasons of classes left unchanged; exit 1 on any
- * round-trip mismatch or unexpected skip. */
+ *   bci_jdk check DIR [OUTDIR]  parse -> write without injection must give the
+ *                               input back; rewriting with all hooks must
+ *                               succeed (or find no method with code);
+ *                               OUTDIR receives the rewritten classes
+ *   bci_jdk bench DIR [REPS]    rewrite throughput (classes/s, MB/s)
+ * Prints counts and the reasons of classes left unchanged; exits 1 on any
+ * round-trip mismatch or class the rewriter could not handle. */
 #define _XOPEN_SOURCE 700
 #include "bci.h"
 #include "tracker_hooks.h"
@@ -74,7 +76,7 @@ static void write_out(const char *outdir, const char *root, const cls_t *c, cons
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: %s roundtrip|rewrite|bench DIR [OUTDIR|REPS]\n", argv[0]);
+        fprintf(stderr, "usage: %s check|bench DIR [OUTDIR|REPS]\n", argv[0]);
         return 2;
     }
     const char *mode = argv[1], *root = argv[2];
@@ -82,7 +84,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "no class files under %s\n", root);
         return 2;
     }
-    size_t bytes = 0, same = 0, changed = 0, unchanged = 0, bad = 0, methods = 0, sites = 0;
+    size_t bytes = 0, same = 0, mismatch = 0, changed = 0, nocode = 0, bad = 0, methods = 0;
+    size_t sites = 0;
     for (size_t i = 0; i < nclasses; i++)
         bytes += classes[i].len;
     struct tracker_numbers nums = {0};
@@ -94,40 +97,40 @@ int main(int argc, char **argv)
             cls_t *c = &classes[i];
             struct bci_result r;
             int ok;
-            if (!strcmp(mode, "roundtrip")) {
+            if (rep == 0 && !strcmp(mode, "check")) {
                 ok = bci_roundtrip(c->data, c->len, &r);
                 if (ok && r.len == c->len && !memcmp(r.data, c->data, c->len))
                     same++;
-                else if (!ok && !strcmp(r.reason, "nothing to inject"))
-                    same++; /* no method has code */
                 else {
-                    bad++;
+                    mismatch++;
                     printf("MISMATCH %s %s\n", c->path, ok ? "(differs)" : r.reason);
                 }
+                bci_free(&r);
+            }
+            nums.cls = (int)i;
+            ok = bci_rewrite(c->data, c->len, &h, &r);
+            if (ok) {
+                changed++;
+                methods += r.methods;
+                sites += r.sites;
+                if (argc > 3 && !strcmp(mode, "check"))
+                    write_out(argv[3], root, c, r.data, r.len);
             } else {
-                nums.cls = (int)i;
-                ok = bci_rewrite(c->data, c->len, &h, &r);
-                if (ok) {
-                    changed++;
-                    methods += r.methods;
-                    sites += r.sites;
-                    if (argc > 3 && strcmp(mode, "rewrite") == 0)
-                        write_out(argv[3], root, c, r.data, r.len);
-                } else {
-                    unchanged++;
-                    if (rep == 0 && strcmp(r.reason, "nothing to inject") != 0)
-                        printf("UNCHANGED %s: %s\n", c->path, r.reason);
+                if (rep == 0 && !strcmp(r.reason, "nothing to inject"))
+                    nocode++;
+                else if (rep == 0) {
+                    bad++;
+                    printf("UNCHANGED %s: %s\n", c->path, r.reason);
                 }
             }
             bci_free(&r);
         }
     double dt = now() - t0;
-    if (!strcmp(mode, "roundtrip"))
-        printf("roundtrip: %zu classes, %zu identical, %zu mismatches\n", nclasses, same, bad);
-    else
-        printf("%s: %zu classes (%.1f MB), %zu rewritten, %zu unchanged, %zu methods, %zu "
-               "allocation sites\n",
-               mode, nclasses, bytes / 1e6, changed, unchanged, methods, sites);
+    if (!strcmp(mode, "check"))
+        printf("roundtrip: %zu classes, %zu identical, %zu mismatches\n", nclasses, same, mismatch);
+    printf("rewrite: %zu classes (%.1f MB), %zu rewritten, %zu without code, %zu not handled, "
+           "%zu methods, %zu allocation sites\n",
+           nclasses, bytes / 1e6, changed / reps, nocode, bad, methods / reps, sites / reps);
     if (!strcmp(mode, "bench"))
         printf("throughput: %.0f classes/s, %.1f MB/s (%d reps, %.2f s)\n",
                nclasses * reps / dt, bytes * (double)reps / 1e6 / dt, reps, dt);
@@ -136,5 +139,5 @@ int main(int argc, char **argv)
         free(classes[i].data);
     }
     free(classes);
-    return bad ? 1 : 0;
+    return bad || mismatch ? 1 : 0;
 }

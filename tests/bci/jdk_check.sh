@@ -1,0 +1,48 @@
+#!/bin/sh
+# JDK-level checks of the class-file rewriter.
+#   jdk_check.sh MODE JAVA_HOME BCI_JDK AGENT CLASSES WORKDIR
+# MODE
+#   image    every class of the runtime image (jimage extract): parse -> write
+#            is byte-identical, and rewriting with all hooks succeeds for
+#            every class with code
+#   verify   loads and links every class of the image under -Xverify:all
+#            with the agent rewriting all classes the VM loads (all hooks,
+#            catch-all exits); every class must load and link
+#   program  app.Program with and without the agent: same stdout, and one
+#            exit seen per entry (except the documented constructor case)
+#   nocatch  as verify on every 20th class, exits by athrow hooks only
+set -eu
+mode=$1 java_home=$2 bci_jdk=$3 agent=$4 classes=$5 work=$6/$mode-$(basename "$java_home")
+java="$java_home/bin/java"
+rm -rf "$work"
+mkdir -p "$work"
+jvm="-Xshare:off -Xverify:all --patch-module java.base=$classes/tracker"
+jvm="$jvm --add-exports java.base/hprofbci=ALL-UNNAMED -cp $classes/app"
+
+case $mode in
+image)
+    "$java_home/bin/jimage" extract --dir "$work/x" "$java_home/lib/modules"
+    "$bci_jdk" check "$work/x"
+    rm -rf "$work/x"
+    ;;
+verify | nocatch)
+    every=1 opts=quiet
+    [ "$mode" = nocatch ] && every=20 opts=quiet,nocatch
+    "$java" $jvm --add-modules ALL-SYSTEM -agentpath:"$agent"=$opts app.Walker jrt $every \
+        > "$work/agent.txt" 2> "$work/agent.err"
+    cat "$work/agent.txt" "$work/agent.err"
+    # On the stock JDK images every class links when not instrumented
+    # (bench/bci/verify_all.sh compares against an uninstrumented run).
+    head -1 "$work/agent.txt" | grep -Eq 'tried: ([0-9]+), loaded and linked: \1$'
+    grep -q '(0 not handled)' "$work/agent.err"
+    ;;
+program)
+    "$java" $jvm app.Program > "$work/plain.txt"
+    "$java" $jvm -Dbci.expectBalanced=true -agentpath:"$agent" app.Program > "$work/agent.txt"
+    diff "$work/plain.txt" "$work/agent.txt"
+    ;;
+*)
+    echo "unknown mode $mode" >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,507 @@
+/* Unit tests of the class-file rewriter on generated classes. */
+#include "bci.h"
+#include "buf.h"
+#include "classfile.h"
+#include "classgen.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+static const struct bci_hooks all_hooks = {
+    .tracker_class = "T",
+    .entry_name = "en", .entry_desc = "(II)V",
+    .exit_name = "ex", .exit_desc = "(II)V",
+    .exit_catch_all = 1,
+    .new_obj_name = "nw", .new_obj_desc = "(I)V",
+    .new_array_name = "na", .new_array_desc = "(Ljava/lang/Object;I)V",
+    .object_init_name = "oi", .object_init_desc = "(Ljava/lang/Object;)V",
+    .class_number = 7,
+};
+
+/* Code of method `index` in a class, copied out. */
+typedef struct {
+    uint16_t max_stack;
+    uint32_t len;
+    uint8_t code[70000];
+    uint16_t nexc;
+    uint16_t exc[8][4];
+    int has_smt;
+} code_t;
+
+static void get_code(const uint8_t *cls, size_t len, int index, code_t *c)
+{
+    classfile cf;
+    assert_null(cf_parse(&cf, cls, len));
+    const cf_member *m = &cf.methods[index];
+    const cf_attr *a = cf_find_attr(&cf, m->attrs, m->nattrs, "Code");
+    assert_non_null(a);
+    rd_t r;
+    rd_init(&r, a->data, a->len);
+    c->max_stack = (uint16_t)rd_u2(&r);
+    rd_u2(&r);
+    c->len = rd_u4(&r);
+    memcpy(c->code, rd_bytes(&r, c->len), c->len);
+    c->nexc = (uint16_t)rd_u2(&r);
+    for (int i = 0; i < c->nexc && i < 8; i++)
+        for (int k = 0; k < 4; k++)
+            c->exc[i][k] = (uint16_t)rd_u2(&r);
+    c->has_smt = 0;
+    for (uint32_t n = rd_u2(&r), i = 0; i < n; i++) {
+        c->has_smt |= cp_utf8_eq(&cf.cp, rd_u2(&r), "StackMapTable");
+        rd_bytes(&r, rd_u4(&r));
+    }
+    assert_false(r.err);
+    cf_free(&cf);
+}
+
+static uint8_t *one_method(uint16_t major, const cg_method *m, size_t *len)
+{
+    classgen *g = cg_new(major, "C", "java/lang/Object");
+    cg_add_method(g, m);
+    return cg_finish(g, len);
+}
+
+/* Rewrites, checks the output re-parses and round-trips identically. */
+static int rewrite(const uint8_t *cls, size_t len, const struct bci_hooks *h,
+                   struct bci_result *r)
+{
+    int ok = bci_rewrite(cls, len, h, r);
+    if (ok) {
+        struct bci_result again;
+        assert_int_equal(bci_roundtrip(r->data, r->len, &again), 1);
+        assert_int_equal(again.len, r->len);
+        assert_memory_equal(again.data, r->data, r->len);
+        bci_free(&again);
+    }
+    return ok;
+}
+
+static void test_class_name(void **state)
+{
+    (void)state;
+    size_t len;
+    uint8_t code[] = {0xb1};
+    cg_method m = {.access = 9, .name = "m", .desc = "()V", .code = code, .code_len = 1};
+    classgen *g = cg_new(52, "pkg/Name", "java/lang/Object");
+    cg_add_method(g, &m);
+    uint8_t *cls = cg_finish(g, &len);
+    char buf[64];
+    assert_int_equal(bci_class_name(cls, len, buf, sizeof buf), 8);
+    assert_string_equal(buf, "pkg/Name");
+    assert_int_equal(bci_class_name(cls, len, buf, 8), -1);
+    assert_int_equal(bci_class_name(cls, 12, buf, sizeof buf), -1);
+    free(cls);
+}
+
+static void test_entry_exit_static(void **state)
+{
+    (void)state;
+    uint8_t code[] = {0x04, 0xac}; /* iconst_1; ireturn */
+    cg_method m = {.access = 9, .name = "m", .desc = "()I", .max_stack = 1, .code = code,
+                   .code_len = 2};
+    size_t len;
+    uint8_t *cls = one_method(52, &m, &len);
+    struct bci_result r;
+    assert_int_equal(rewrite(cls, len, &all_hooks, &r), 1);
+    code_t c;
+    get_code(r.data, r.len, 0, &c);
+    /* method number defaults to the method index (0), class number 7 */
+    const uint8_t *en = c.code, *body = c.code + 6, *ex = c.code + 7;
+    assert_memory_equal(en, ((uint8_t[]){0x10, 7, 0x03, 0xb8}), 4);
+    assert_int_equal(body[0], 0x04);
+    assert_memory_equal(ex, ((uint8_t[]){0x10, 7, 0x03, 0xb8}), 4);
+    assert_int_equal(c.code[13], 0xac);
+    /* catch-all handler: same call, then athrow, covering the original body */
+    assert_memory_equal(c.code + 14, ((uint8_t[]){0x10, 7, 0x03, 0xb8}), 4);
+    assert_int_equal(c.code[20], 0xbf);
+    assert_int_equal(c.len, 21);
+    assert_int_equal(c.nexc, 1);
+    assert_memory_equal(c.exc[0], ((uint16_t[]){6, 14, 14, 0}), sizeof c.exc[0]);
+    assert_true(c.has_smt); /* added for the handler frame (version 52) */
+    assert_int_equal(c.max_stack, 3);
+    assert_int_equal(r.methods, 1);
+    bci_free(&r);
+    free(cls);
+}
+
+static void test_branch_to_zero_skips_entry(void **state)
+{
+    (void)state;
+    /* 0: iinc 0 1; 3: goto 0 -- frame at 0 (same_frame, delta 0) */
+    uint8_t code[] = {0x84, 0, 1, 0xa7, 0xff, 0xfd};
+    uint8_t smt[] = {0, 1, 0};
+    cg_method m = {.access = 9, .name = "m", .desc = "(I)V", .max_locals = 1, .code = code,
+                   .code_len = sizeof code, .smt = smt, .smt_len = sizeof smt};
+    size_t len;
+    uint8_t *cls = one_method(52, &m, &len);
+    struct bci_hooks h = all_hooks;
+    h.exit_name = NULL;
+    struct bci_result r;
+    assert_int_equal(rewrite(cls, len, &h, &r), 1);
+    code_t c;
+    get_code(r.data, r.len, 0, &c);
+    assert_int_equal(c.code[6], 0x84);
+    assert_int_equal(c.code[9], 0xa7);
+    assert_int_equal((int16_t)be_u2(c.code + 10), -3); /* back to iinc, not the hook */
+    bci_free(&r);
+    free(cls);
+}
+
+struct site_log {
+    int n;
+    uint32_t bci[8];
+    uint8_t op[8];
+    char type[8][32];
+};
+
+static int log_site(void *ctx, const struct bci_site *s)
+{
+    struct site_log *l = ctx;
+    l->bci[l->n] = s->bci;
+    l->op[l->n] = s->opcode;
+    strncpy(l->type[l->n], s->type, sizeof l->type[0] - 1);
+    return 1000 + l->n++;
+}
+
+static void test_allocation_sites(void **state)
+{
+    (void)state;
+    classgen *g = cg_new(52, "C", "java/lang/Object");
+    uint16_t obj = cg_class(g, "java/lang/Object"), str = cg_class(g, "java/lang/String");
+    uint16_t arr = cg_class(g, "[[I"), init = cg_methodref(g, "java/lang/Object", "<init>", "()V");
+    uint8_t code[] = {
+        0xbb, obj >> 8, obj & 255,        /* 0: new Object */
+        0x59, 0xb7, init >> 8, init & 255, /* 3: dup; invokespecial */
+        0x57,                              /* 7: pop */
+        0x04, 0xbc, 10, 0x57,              /* 8: iconst_1; newarray int; pop */
+        0x04, 0xbd, str >> 8, str & 255, 0x57, /* 12: iconst_1; anewarray String; pop */
+        0x04, 0x04, 0xc5, arr >> 8, arr & 255, 2, 0x57, /* 17: multianewarray [[I 2 */
+        0xb1};
+    cg_method m = {.access = 9, .name = "m", .desc = "()V", .max_stack = 2, .code = code,
+                   .code_len = sizeof code};
+    cg_add_method(g, &m);
+    size_t len;
+    uint8_t *cls = cg_finish(g, &len);
+    struct site_log log = {0};
+    struct bci_hooks h = all_hooks;
+    h.site_number = log_site;
+    h.ctx = &log;
+    struct bci_result r;
+    assert_int_equal(rewrite(cls, len, &h, &r), 1);
+    assert_int_equal(log.n, 4);
+    assert_int_equal(r.sites, 4);
+    assert_memory_equal(log.bci, ((uint32_t[]){0, 9, 13, 19}), 16);
+    assert_memory_equal(log.op, ((uint8_t[]){0xbb, 0xbc, 0xbd, 0xc5}), 4);
+    assert_string_equal(log.type[0], "Ljava/lang/Object;");
+    assert_string_equal(log.type[1], "[I");
+    assert_string_equal(log.type[2], "[Ljava/lang/String;");
+    assert_string_equal(log.type[3], "[[I");
+    code_t c;
+    get_code(r.data, r.len, 0, &c);
+    /* entry (6 bytes: bipush 7, iconst_0, invokestatic), then site 1000 before new */
+    assert_memory_equal(c.code + 6, ((uint8_t[]){0x11, 0x03, 0xe8, 0xb8}), 4);
+    assert_int_equal(c.code[12], 0xbb);
+    /* after newarray: dup; sipush 1001; invokestatic */
+    uint8_t *na = memchr(c.code + 13, 0xbc, c.len - 13);
+    assert_non_null(na);
+    assert_memory_equal(na + 2, ((uint8_t[]){0x59, 0x11, 0x03, 0xe9, 0xb8}), 5);
+    assert_int_equal(c.max_stack, 4);
+    bci_free(&r);
+    free(cls);
+}
+
+static int skip_all(void *ctx, const char *name, const char *desc, uint16_t access)
+{
+    (void)ctx, (void)name, (void)desc, (void)access;
+    return BCI_SKIP;
+}
+
+static int count_calls(void *ctx, const char *name, const char *desc, uint16_t access)
+{
+    (void)name, (void)desc, (void)access;
+    return ++*(int *)ctx;
+}
+
+static void test_untouched_methods(void **state)
+{
+    (void)state;
+    uint8_t ret[] = {0xb1};
+    classgen *g = cg_new(52, "C", "java/lang/Object");
+    cg_add_method(g, &(cg_method){.access = 0x0101, .name = "n", .desc = "()V"}); /* native */
+    cg_add_method(g, &(cg_method){.access = 0x0401, .name = "a", .desc = "()V"}); /* abstract */
+    cg_add_method(g, &(cg_method){.access = 4, .name = "finalize", .desc = "()V", .code = ret,
+                                  .code_len = 1});
+    size_t len;
+    uint8_t *cls = cg_finish(g, &len);
+    int calls = 0;
+    struct bci_hooks h = all_hooks;
+    h.method_number = count_calls;
+    h.ctx = &calls;
+    struct bci_result r;
+    assert_int_equal(rewrite(cls, len, &h, &r), 0);
+    assert_string_equal(r.reason, "nothing to inject");
+    assert_int_equal(calls, 0);
+    free(cls);
+
+    cls = one_method(52, &(cg_method){.access = 9, .name = "m", .desc = "()V", .code = ret,
+                                      .code_len = 1}, &len);
+    h.method_number = skip_all;
+    assert_int_equal(rewrite(cls, len, &h, &r), 0);
+    assert_string_equal(r.reason, "nothing to inject");
+    free(cls);
+}
+
+static void test_constructor_catch_starts_after_super(void **state)
+{
+    (void)state;
+    classgen *g = cg_new(52, "C", "java/lang/Object");
+    uint16_t init = cg_methodref(g, "java/lang/Object", "<init>", "()V");
+    uint16_t obj = cg_class(g, "java/lang/Object");
+    /* new Object; dup; invokespecial; pop (an argument); aload_0; invokespecial; return */
+    uint8_t code[] = {0xbb, obj >> 8, obj & 255, 0x59, 0xb7, init >> 8, init & 255, 0x57,
+                      0x2a, 0xb7, init >> 8, init & 255, 0xb1};
+    cg_add_method(g, &(cg_method){.access = 1, .name = "<init>", .desc = "()V", .max_stack = 2,
+                                  .max_locals = 1, .code = code, .code_len = sizeof code});
+    size_t len;
+    uint8_t *cls = cg_finish(g, &len);
+    struct bci_hooks h = all_hooks;
+    h.new_obj_name = NULL;
+    struct bci_result r;
+    assert_int_equal(rewrite(cls, len, &h, &r), 1);
+    code_t c;
+    get_code(r.data, r.len, 0, &c);
+    assert_int_equal(c.nexc, 1);
+    /* entry is 6 bytes (bipush 7; iconst_0; invokestatic), body starts at 6;
+     * the super call (orig 9) ends at orig 12 -> new 18 */
+    assert_int_equal(c.code[6 + 9], 0xb7);
+    assert_int_equal(c.exc[0][0], 18);
+    assert_int_equal(c.exc[0][1], c.exc[0][2]);
+    assert_int_equal(r.ctor_no_catch_all, 0);
+    bci_free(&r);
+    free(cls);
+}
+
+static void test_object_init(void **state)
+{
+    (void)state;
+    uint8_t ret[] = {0xb1};
+    classgen *g = cg_new(52, "java/lang/Object", NULL);
+    cg_add_method(g, &(cg_method){.access = 1, .name = "<init>", .desc = "()V", .max_locals = 1,
+                                  .code = ret, .code_len = 1});
+    size_t len;
+    uint8_t *cls = cg_finish(g, &len);
+    struct bci_hooks h = {.tracker_class = "T", .object_init_name = "oi",
+                          .object_init_desc = "(Ljava/lang/Object;)V"};
+    struct bci_result r;
+    assert_int_equal(rewrite(cls, len, &h, &r), 1);
+    code_t c;
+    get_code(r.data, r.len, 0, &c);
+    assert_int_equal(c.len, 5);
+    assert_int_equal(c.code[0], 0x2a);
+    assert_int_equal(c.code[1], 0xb8);
+    assert_int_equal(c.code[4], 0xb1);
+    bci_free(&r);
+    free(cls);
+}
+
+/* goto L; n x (iconst_1; newarray int; pop); L: [iconst_0; ifeq M; M:] return */
+static uint8_t *far_branch(uint16_t major, int conditional, size_t *len)
+{
+    enum { N = 3000 };
+    static uint8_t code[N * 4 + 16];
+    size_t k = 0;
+    uint32_t target = 3 + N * 4;
+    if (conditional) {
+        code[k++] = 0x03;
+        code[k++] = 0x99; /* ifeq */
+        target += 1;
+    } else {
+        code[k++] = 0xa7;
+    }
+    uint32_t off = target - (uint32_t)(k - 1); /* relative to the branch opcode */
+    code[k++] = (uint8_t)(off >> 8);
+    code[k++] = (uint8_t)off;
+    for (int i = 0; i < N; i++) {
+        code[k++] = 0x04;
+        code[k++] = 0xbc;
+        code[k++] = 10;
+        code[k++] = 0x57;
+    }
+    code[k++] = 0xb1;
+    return one_method(major, &(cg_method){.access = 9, .name = "m", .desc = "()V",
+                                          .max_stack = 1, .code = code, .code_len = (uint32_t)k},
+                      len);
+}
+
+static void test_branch_widening(void **state)
+{
+    (void)state;
+    struct bci_hooks h = {.tracker_class = "T", .new_array_name = "na",
+                          .new_array_desc = "(Ljava/lang/Object;I)V"};
+    struct bci_result r;
+    size_t len;
+    code_t c;
+    uint8_t *cls = far_branch(52, 0, &len);
+    assert_int_equal(rewrite(cls, len, &h, &r), 1);
+    get_code(r.data, r.len, 0, &c);
+    assert_int_equal(c.code[0], 0xc8); /* goto_w */
+    assert_int_equal(be_u4(c.code + 1), c.len - 1);
+    bci_free(&r);
+    free(cls);
+
+    cls = far_branch(49, 1, &len);
+    assert_int_equal(rewrite(cls, len, &h, &r), 1);
+    get_code(r.data, r.len, 0, &c);
+    /* iconst_0; ifne +8; goto_w L */
+    assert_memory_equal(c.code, ((uint8_t[]){0x03, 0x9a, 0, 8, 0xc8}), 5);
+    assert_int_equal(1 + be_u4(c.code + 5) + 3, c.len - 1);
+    bci_free(&r);
+    free(cls);
+
+    cls = far_branch(52, 1, &len);
+    assert_int_equal(rewrite(cls, len, &h, &r), 0);
+    assert_non_null(strstr(r.reason, "conditional branch overflow"));
+    free(cls);
+}
+
+/* static void m(int): tableswitch at 1 (2 pad bytes), returns at 24 and 25 */
+static uint8_t *switch_class(size_t *len)
+{
+    static const uint8_t code[] = {0x1a, 0xaa, 0, 0, 0, 0, 0, 23, 0, 0, 0, 0, 0, 0,
+                                   0,    1,    0, 0, 0, 24, 0, 0, 0, 23, 0xb1, 0xb1};
+    static const uint8_t smt[] = {0, 2, 24, 0};
+    cg_method m = {.access = 9, .name = "m", .desc = "(I)V", .max_stack = 1, .max_locals = 1,
+                   .code = code, .code_len = sizeof code, .smt = smt, .smt_len = sizeof smt};
+    return one_method(52, &m, len);
+}
+
+static void test_switch_padding(void **state)
+{
+    (void)state;
+    size_t len;
+    uint8_t *cls = switch_class(&len);
+    struct bci_result r;
+    struct bci_hooks h = all_hooks;
+    h.exit_catch_all = 0;
+    assert_int_equal(rewrite(cls, len, &h, &r), 1);
+    code_t c;
+    get_code(r.data, r.len, 0, &c);
+    /* entry: 6 bytes, so the switch opcode is at 7 and is padded to 8 */
+    assert_int_equal(c.code[7], 0xaa);
+    int32_t def = (int32_t)be_u4(c.code + 8), t0 = (int32_t)be_u4(c.code + 20),
+            t1 = (int32_t)be_u4(c.code + 24);
+    assert_int_equal(def, t1);
+    /* each target is the exit hook before a return */
+    assert_int_equal(c.code[7 + def], 0x10);
+    assert_int_equal(c.code[7 + t0], 0x10);
+    assert_int_equal(c.code[7 + t0 + 6], 0xb1);
+    assert_int_equal(t0 - def, 7);
+    bci_free(&r);
+    free(cls);
+}
+
+static void test_limits(void **state)
+{
+    (void)state;
+    uint8_t ret[] = {0xb1};
+    struct bci_result r;
+    size_t len;
+    /* constant pool nearly full: the hooks' entries cannot be added */
+    classgen *g = cg_new(52, "C", "java/lang/Object");
+    cg_fill(g, 65520);
+    cg_add_method(g, &(cg_method){.access = 9, .name = "m", .desc = "()V", .code = ret,
+                                  .code_len = 1});
+    uint8_t *cls = cg_finish(g, &len);
+    assert_int_equal(rewrite(cls, len, &all_hooks, &r), 0);
+    assert_non_null(strstr(r.reason, "constant pool overflow"));
+    free(cls);
+
+    /* code that would exceed 65535 bytes */
+    static uint8_t big[65535];
+    memset(big, 0, sizeof big);
+    big[sizeof big - 1] = 0xb1;
+    cls = one_method(52, &(cg_method){.access = 9, .name = "m", .desc = "()V",
+                                      .code = big, .code_len = sizeof big}, &len);
+    assert_int_equal(rewrite(cls, len, &all_hooks, &r), 0);
+    assert_non_null(strstr(r.reason, "code too large"));
+    free(cls);
+
+    /* versions outside 45..69 */
+    for (uint16_t v = 44; v <= 70; v += 26) {
+        cls = one_method(v, &(cg_method){.access = 9, .name = "m", .desc = "()V", .code = ret,
+                                         .code_len = 1}, &len);
+        assert_int_equal(rewrite(cls, len, &all_hooks, &r), 0);
+        assert_string_equal(r.reason, "unsupported class file version");
+        free(cls);
+    }
+}
+
+static void test_bad_hooks_and_tracker(void **state)
+{
+    (void)state;
+    uint8_t ret[] = {0xb1};
+    size_t len;
+    struct bci_result r;
+    uint8_t *cls = one_method(52, &(cg_method){.access = 9, .name = "m", .desc = "()V",
+                                               .code = ret, .code_len = 1}, &len);
+    struct bci_hooks h = all_hooks;
+    h.exit_desc = NULL;
+    assert_int_equal(bci_rewrite(cls, len, &h, &r), 0);
+    assert_string_equal(r.reason, "hook without descriptor");
+    h = all_hooks;
+    h.tracker_class = "C";
+    assert_int_equal(bci_rewrite(cls, len, &h, &r), 0);
+    assert_string_equal(r.reason, "tracker class");
+    free(cls);
+}
+
+/* Every truncation and many single-byte corruptions of a valid class must be
+ * rejected or rewritten cleanly (ASan/UBSan builds check for overreads). */
+static void test_malformed_inputs(void **state)
+{
+    (void)state;
+    size_t len;
+    uint8_t *cls = switch_class(&len);
+    struct bci_result r;
+    for (size_t n = 0; n < len; n++) {
+        uint8_t *cut = malloc(n ? n : 1);
+        memcpy(cut, cls, n);
+        assert_int_equal(bci_rewrite(cut, n, &all_hooks, &r), 0);
+        assert_int_equal(bci_roundtrip(cut, n, &r), 0);
+        free(cut);
+    }
+    uint8_t *mut = malloc(len);
+    for (size_t i = 8; i < len; i++)
+        for (int v = 0; v < 256; v += 51) {
+            memcpy(mut, cls, len);
+            mut[i] = (uint8_t)v;
+            if (rewrite(mut, len, &all_hooks, &r))
+                bci_free(&r);
+        }
+    free(mut);
+    free(cls);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_class_name),
+        cmocka_unit_test(test_entry_exit_static),
+        cmocka_unit_test(test_branch_to_zero_skips_entry),
+        cmocka_unit_test(test_allocation_sites),
+        cmocka_unit_test(test_untouched_methods),
+        cmocka_unit_test(test_constructor_catch_starts_after_super),
+        cmocka_unit_test(test_object_init),
+        cmocka_unit_test(test_branch_widening),
+        cmocka_unit_test(test_switch_padding),
+        cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_bad_hooks_and_tracker),
+        cmocka_unit_test(test_malformed_inputs),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
