@@ -35,10 +35,14 @@ void hp_ct_report_times(struct hp_ct_row *rows, size_t n)
     }
     struct hp_cpu_row *out = malloc(sizeof *out * (n ? n : 1));
     size_t k = 0;
-    /* Stop at the first trace without calls or below the cutoff (measured
-     * in ns, so that sub-millisecond traces are ranked faithfully). */
-    for (size_t i = 0; out && i < n && rows[i].count; i++) {
+    /* Stop at the first trace below the cutoff (measured in ns, so that
+     * sub-millisecond traces are ranked faithfully). Traces without calls in
+     * this interval are left out rather than ending the table: they may
+     * still carry time, of calls that ended before the previous dump but
+     * were scaled to CPU time after it. */
+    for (size_t i = 0; out && i < n; i++) {
         if (total_ns && (double)rows[i].self_ns / (double)total_ns < hp.opt.cutoff) break;
+        if (rows[i].count == 0) continue;
         out[k++] = (struct hp_cpu_row){rows[i].trace, rows[i].count, ms(rows[i].self_ns)};
     }
     struct hp_cpu_report r = {HP_CPU_TIME, total_ms, out, k};

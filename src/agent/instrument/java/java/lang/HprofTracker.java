@@ -4,7 +4,7 @@
  * class, java.base included, can call it: java.lang is exported to all and
  * every module reads java.base. It is never rewritten itself, and it calls no
  * rewritten code: only itself, natives (Thread.currentThread,
- * System.identityHashCode, System.nanoTime, System.arraycopy) and its own
+ * System.identityHashCode, System.arraycopy) and its own
  * natives. Anything else would recurse into the tracker.
  *
  * cpu=times: each thread owns one instance (found through a lock-free table
@@ -13,12 +13,17 @@
  * thread writes it; the agent reads it at a dump through JNI, and, as the
  * counters only grow, reports the difference since the previous dump.
  *
- * Time: frames are timed with System.nanoTime (cheap), and at checkpoints at
- * least CHECKPOINT_NS of wall time apart the thread's CPU clock is read (a
- * native call) and the wall time charged in the interval, to finished calls
- * and to frames still running alike, is scaled by CPU time / wall time of
- * that interval. So self time is thread CPU time, apportioned within each
- * interval in proportion to wall-clock self time.
+ * Time: reading a clock at every entry and exit would cost more than the
+ * rest of the tracker (System.nanoTime is 25-80 ns), so frames are timed
+ * with `clock`, a monotonic nanosecond clock that an agent thread stores
+ * every TICK (see modes/cpu_times/ticker.c): a call is charged the ticks that
+ * happen while it runs, which is unbiased as ticks fall at random points of
+ * the calls. At checkpoints at least CHECKPOINT_NS of that clock apart, the
+ * thread's CPU clock is read (a native call) and the wall time charged in
+ * the interval, to finished calls and to frames still running alike, is
+ * scaled by CPU time / wall time of that interval. So self time is thread
+ * CPU time, apportioned within each interval in proportion to wall-clock
+ * self time.
  */
 package java.lang;
 
@@ -29,6 +34,8 @@ public final class HprofTracker {
      * Thread.currentThread may still need linking, which runs Java code
      * (ClassLoader.findNative) that is itself rewritten: nothing is recorded. */
     private static volatile boolean engaged;
+    /* Monotonic ns, advanced by the agent's ticker thread. */
+    private static volatile long clock;
 
     /* Frames per trace (depth=, or 2 for cpu=old); from the agent at
      * engagement (natives cannot be called earlier, see engaged). */
@@ -52,23 +59,26 @@ public final class HprofTracker {
     private Thread thread; /* null once the thread ended */
     private final int id;
 
-    /* Shadow stack: method number, wall time of entry or last checkpoint,
-     * wall time of finished callees since then, and scaled self and total
-     * time of the intervals before it. */
+    /* Shadow stack. Per frame, in fi: method number and trace; in fl: clock
+     * at entry (or at the last checkpoint), clock charged to finished callees
+     * since then, and scaled self and total time of earlier intervals. The
+     * last three are zero in free slots, so a push writes only 3 values. */
     private int sp;
-    private int[] mid = new int[64];
-    private long[] start = new long[64], child = new long[64];
-    private long[] accSelf = new long[64], accTotal = new long[64];
+    private int[] fi = new int[2 * 64];
+    private long[] fl = new long[4 * 64];
 
     /* Traces 0..nTraces-1: DEPTH method numbers each (top first, -1 padded),
-     * completed calls, scaled self and total time in ns, and the unscaled
-     * wall time of the current interval. */
+     * completed calls, scaled self and total time in ns, the unscaled time
+     * of the current interval, and the last callee seen from the trace with
+     * the callee's trace (a one-entry cache that spares most lookups). */
     private volatile int nTraces;
     private int[] keys = new int[16 * (DEPTH > 0 ? DEPTH : 1)];
     private int[] count = new int[16];
     private long[] self = new long[16], total = new long[16];
     private long[] pendSelf = new long[16], pendTotal = new long[16];
     private int[] dirty = new int[16], dirtyGen = new int[16];
+    private int[] lastCallee = new int[16], lastCalleeTrace = new int[16];
+    private int rootCallee = -1, rootCalleeTrace = -1;
     private int nDirty, gen = 1;
     private int[] index = new int[32]; /* hash of keys -> trace + 1 */
 
@@ -107,24 +117,43 @@ public final class HprofTracker {
 
     private void push(int m) {
         int i = sp;
-        if (i == mid.length && !growStack()) return;
-        mid[i] = m;
-        child[i] = 0;
-        accSelf[i] = 0;
-        accTotal[i] = 0;
-        start[i] = System.nanoTime();
+        if (2 * i + 2 > fi.length && !growStack()) return;
+        fi[2 * i] = m;
+        int t;
+        if (i == 0) {
+            if (rootCallee == m) {
+                t = rootCalleeTrace;
+            } else {
+                t = trace(0);
+                rootCallee = m;
+                rootCalleeTrace = t;
+            }
+        } else {
+            int p = fi[2 * i - 1];
+            if (p >= 0 && lastCallee[p] == m) {
+                t = lastCalleeTrace[p];
+            } else {
+                t = trace(i);
+                if (p >= 0) {
+                    lastCallee[p] = m;
+                    lastCalleeTrace[p] = t;
+                }
+            }
+        }
+        fi[2 * i + 1] = t;
+        fl[4 * i] = clock;
         sp = i + 1;
     }
 
     private void pop(int m) {
-        long now = System.nanoTime();
+        long now = clock;
         int top = sp - 1;
         if (top < 0) return;
-        if (mid[top] != m) {
+        if (fi[2 * top] != m) {
             /* Frames above ours left without their exit call (an exception
              * out of a constructor's super() call): they ended too. */
             int k = top;
-            while (k >= 0 && mid[k] != m) k--;
+            while (k >= 0 && fi[2 * k] != m) k--;
             if (k < 0) return; /* entered before we could see it */
             while (top > k) finish(top--, now);
         }
@@ -132,16 +161,23 @@ public final class HprofTracker {
         if (now - cpWall >= CHECKPOINT_NS) checkpoint(now);
     }
 
-    /* Charges frame i, which ends at `now`, and pops it. */
+    /* Counts frame i, which ends at `now`, and pops it. */
     private void finish(int i, long now) {
-        long tot = now - start[i];
-        long slf = tot - child[i];
-        if (i > 0) child[i - 1] += tot;
-        int tr = trace(i);
+        int tr = fi[2 * i + 1];
+        if (tr >= 0) count[tr]++;
+        sp = i;
+        long tot = now - fl[4 * i];
+        /* Mostly no tick fell into the call and no checkpoint happened. */
+        if (tot != 0 || fl[4 * i + 3] != 0) charge(i, tr, tot);
+    }
+
+    private void charge(int i, int tr, long tot) {
+        int b = 4 * i;
+        if (i > 0) fl[b - 3] += tot;
         if (tr >= 0) {
-            count[tr]++;
-            self[tr] += accSelf[i];
-            total[tr] += accTotal[i];
+            long slf = tot - fl[b + 1];
+            self[tr] += fl[b + 2];
+            total[tr] += fl[b + 3];
             if (dirtyGen[tr] != gen) {
                 dirtyGen[tr] = gen;
                 dirty[nDirty++] = tr;
@@ -149,7 +185,9 @@ public final class HprofTracker {
             pendSelf[tr] += slf > 0 ? slf : 0;
             pendTotal[tr] += tot > 0 ? tot : 0;
         }
-        sp = i;
+        fl[b + 1] = 0;
+        fl[b + 2] = 0;
+        fl[b + 3] = 0;
     }
 
     /* Scales the interval's wall time by its CPU/wall ratio. */
@@ -170,11 +208,12 @@ public final class HprofTracker {
         nDirty = 0;
         gen++;
         for (int i = 0; i < sp; i++) {
-            long tot = now - start[i];
-            accSelf[i] += (long) ((tot - child[i]) * r);
-            accTotal[i] += (long) (tot * r);
-            start[i] = now;
-            child[i] = 0;
+            int b = 4 * i;
+            long tot = now - fl[b];
+            fl[b + 2] += (long) ((tot - fl[b + 1]) * r);
+            fl[b + 3] += (long) (tot * r);
+            fl[b] = now;
+            fl[b + 1] = 0;
         }
         cpWall = now;
         cpCpu = cpu;
@@ -185,14 +224,14 @@ public final class HprofTracker {
     private int trace(int i) {
         int d = DEPTH;
         int h = 0;
-        for (int j = 0; j < d; j++) h = h * 0x9E3779B1 + (i - j >= 0 ? mid[i - j] : -1);
+        for (int j = 0; j < d; j++) h = h * 0x9E3779B1 + (i - j >= 0 ? fi[2 * (i - j)] : -1);
         h ^= h >>> 15;
         int mask = index.length - 1;
         for (int p = h & mask;; p = (p + 1) & mask) {
             int e = index[p] - 1;
             if (e < 0) return newTrace(i, p);
             int base = e * d, j = 0;
-            while (j < d && keys[base + j] == (i - j >= 0 ? mid[i - j] : -1)) j++;
+            while (j < d && keys[base + j] == (i - j >= 0 ? fi[2 * (i - j)] : -1)) j++;
             if (j == d) return e;
         }
     }
@@ -208,7 +247,8 @@ public final class HprofTracker {
         } catch (OutOfMemoryError e) {
             return -1;
         }
-        for (int j = 0; j < d; j++) keys[n * d + j] = i - j >= 0 ? mid[i - j] : -1;
+        for (int j = 0; j < d; j++) keys[n * d + j] = i - j >= 0 ? fi[2 * (i - j)] : -1;
+        lastCallee[n] = -1;
         index[slot] = n + 1;
         nTraces = n + 1; /* volatile: the agent reads n, then the arrays */
         return n;
@@ -218,6 +258,7 @@ public final class HprofTracker {
         int n = count.length, d = DEPTH > 0 ? DEPTH : 1;
         int[] k = new int[2 * n * d];
         int[] c = new int[2 * n], di = new int[2 * n], dg = new int[2 * n];
+        int[] lc = new int[2 * n], lt = new int[2 * n];
         long[] s = new long[2 * n], t = new long[2 * n], ps = new long[2 * n],
                 pt = new long[2 * n];
         System.arraycopy(keys, 0, k, 0, n * d);
@@ -228,6 +269,9 @@ public final class HprofTracker {
         System.arraycopy(pendTotal, 0, pt, 0, n);
         System.arraycopy(dirty, 0, di, 0, nDirty);
         System.arraycopy(dirtyGen, 0, dg, 0, n);
+        System.arraycopy(lastCallee, 0, lc, 0, n);
+        System.arraycopy(lastCalleeTrace, 0, lt, 0, n);
+        /* Arrays the agent reads are published after their contents. */
         keys = k;
         count = c;
         self = s;
@@ -236,6 +280,8 @@ public final class HprofTracker {
         pendTotal = pt;
         dirty = di;
         dirtyGen = dg;
+        lastCallee = lc;
+        lastCalleeTrace = lt;
     }
 
     private void rehash(int size) {
@@ -253,21 +299,13 @@ public final class HprofTracker {
     }
 
     private boolean growStack() {
-        int n = mid.length;
         try {
-            int[] m = new int[2 * n];
-            long[] a = new long[2 * n], b = new long[2 * n], c = new long[2 * n],
-                    e = new long[2 * n];
-            System.arraycopy(mid, 0, m, 0, n);
-            System.arraycopy(start, 0, a, 0, n);
-            System.arraycopy(child, 0, b, 0, n);
-            System.arraycopy(accSelf, 0, c, 0, n);
-            System.arraycopy(accTotal, 0, e, 0, n);
-            mid = m;
-            start = a;
-            child = b;
-            accSelf = c;
-            accTotal = e;
+            int[] a = new int[2 * fi.length];
+            long[] b = new long[2 * fl.length];
+            System.arraycopy(fi, 0, a, 0, fi.length);
+            System.arraycopy(fl, 0, b, 0, fl.length);
+            fi = a;
+            fl = b;
             return true;
         } catch (OutOfMemoryError oom) {
             return false;
@@ -313,7 +351,7 @@ public final class HprofTracker {
         }
         nextId++;
         all[nAll++] = s;
-        s.cpWall = System.nanoTime();
+        s.cpWall = clock;
         s.cpCpu = cpuTime();
         tab[i] = s;
         used++;
@@ -355,7 +393,7 @@ public final class HprofTracker {
         for (int i = System.identityHashCode(t) & mask; tab[i] != null; i = (i + 1) & mask) {
             HprofTracker s = tab[i];
             if (s.thread != t) continue;
-            s.checkpoint(System.nanoTime());
+            s.checkpoint(clock);
             s.thread = null;
             tab[i] = GONE;
             return s.id;
