@@ -5,6 +5,7 @@
 #include "../../instrument/instrument.h"
 #include "collect.h"
 #include "report.h"
+#include "ticker.h"
 
 #include <stdlib.h>
 
@@ -43,9 +44,9 @@ static bool on_load(struct hp_setup *s)
 
 static void vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
 {
-    (void)jvmti;
     jclass k = hp_instr_tracker();
-    collect_ready = k && hp_ct_collect_init(jni, k) && hp_instr_engage(jni);
+    collect_ready = k && hp_ct_collect_init(jni, k) && hp_ct_ticker_start(jvmti, jni, k) &&
+                    hp_instr_engage(jni);
     if (!collect_ready) hp_error("cpu=times: the tracker class is not usable; no CPU TIME data");
 }
 
@@ -53,6 +54,12 @@ static void thread_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, struct hp_t
 {
     (void)jvmti, (void)thread;
     if (collect_ready && !t->agent) hp_ct_thread_end(jni, t->serial);
+}
+
+static void vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+    (void)jvmti, (void)jni;
+    hp_ct_ticker_stop();
 }
 
 static void dump(jvmtiEnv *jvmti, JNIEnv *jni)
@@ -74,4 +81,5 @@ const struct hp_mode hp_mode_cpu_times = {
     .vm_init = vm_init,
     .thread_end = thread_end,
     .dump = dump,
+    .vm_death = vm_death,
 };
