@@ -10,10 +10,16 @@ void hp_idmap_free(hp_idmap *m)
     *m = (hp_idmap){0};
 }
 
-/* Fibonacci hashing spreads sequential and pointer-aligned IDs alike. */
+/* A full 64-bit mix (murmur3 finalizer): IDs that differ only in high bits,
+ * as hostile files can have, must not pile into one probe chain. */
 static size_t slot(uint64_t key, size_t cap)
 {
-    return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
+    key ^= key >> 33;
+    key *= 0xff51afd7ed558ccdull;
+    key ^= key >> 33;
+    key *= 0xc4ceb9fe1a85ec53ull;
+    key ^= key >> 33;
+    return (size_t)key & (cap - 1);
 }
 
 static int grow(hp_idmap *m)

@@ -351,6 +351,11 @@ static void idmap_grows(void **state)
     assert_int_equal(m.len, 100000);
     hp_idmap_free(&m);
     assert_null(hp_idmap_get(&m, 0));
+    /* Keys differing only in their top bits must still spread (no quadratic probing). */
+    for (uint64_t k = 1; k <= 200000; k++)
+        assert_int_equal(hp_idmap_put(&m, k << 44, k), 1);
+    assert_int_equal(*hp_idmap_get(&m, 123456ull << 44), 123456);
+    hp_idmap_free(&m);
 }
 
 int main(void)
