@@ -16,4 +16,4 @@ clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
     -fno-sanitize-recover=all -I"$root/src/cli" \
     $srcs "$root/tests/cli/fuzz_hprof.c" -o "$out/fuzz_hprof"
 cd "$out"
-./fuzz_hprof -runs="$runs" -max_len=4096 -timeout=10 "$@" corpus
+./fuzz_hprof -runs="$runs" -max_len=4096 -timeout=30 "$@" corpus
