@@ -2,12 +2,13 @@
 # Overhead benchmarks: runs every program without an agent and with each profiling mode,
 # N repetitions rep-major, and writes ratio tables (see README.md).
 # Usage: bench/run.sh [--quick] [--jdk 17|25|all] [--modes a,b] [--programs a,b] [--reps N]
+#                     [--scale S] [--max-ratio R]
 set -euo pipefail
 cd "$(dirname "$0")"
 bench=$PWD
 conf_names() { grep -v '^[[:space:]]*\(#\|$\)' "$1" | cut -d'|' -f1 | tr -d ' ' | paste -sd,; }
 
-quick=0 jdk=all reps=5 scale=1
+quick=0 jdk=all reps=5 scale=1 max_ratio=40
 modes=$(conf_names modes.conf)
 programs="$(conf_names programs.conf),heapdump"
 command="bench/run.sh $*"
@@ -18,7 +19,10 @@ while (($#)); do
         --modes) modes=baseline,${2#baseline,}; shift ;;
         --programs) programs=$2; shift ;;
         --reps) reps=$2; shift ;;
-        *) echo "usage: bench/run.sh [--quick] [--jdk 17|25|all] [--modes a,b] [--programs a,b] [--reps N]" >&2
+        --scale) scale=$2; shift ;;
+        --max-ratio) max_ratio=$2; shift ;;
+        *) echo "usage: bench/run.sh [--quick] [--jdk 17|25|all] [--modes a,b] [--programs a,b] [--reps N]" \
+                "[--scale S] [--max-ratio R]" >&2
            exit 2 ;;
     esac
     shift
@@ -54,11 +58,12 @@ python3 lib/meta.py "$raw" --quick "$quick" --reps "$reps" --scale "$scale" --mo
 for f in "${jdks[@]}"; do
     if ((${#matrix[@]})); then
         python3 lib/runmatrix.py --jdk "${home[$f]}" --feature "$f" --raw "$raw" --modes "$modes" \
-            --programs "$(IFS=,; echo "${matrix[*]}")" --reps "$reps" --scale "$scale" "${warmup[@]}"
+            --programs "$(IFS=,; echo "${matrix[*]}")" --reps "$reps" --scale "$scale" \
+            --slowdown "$max_ratio" "${warmup[@]}"
     fi
     if ((heapdump)); then
         python3 lib/heapdump.py --jdk "${home[$f]}" --feature "$f" --raw "$raw" --reps "$reps" \
-            --scale "$scale" --agent "$(cd .. && pwd)/build/libhprof.so"
+            --scale "$( ((quick)) && echo 0.1 || echo 1)" --agent "$(cd .. && pwd)/build/libhprof.so"
     fi
 done
 python3 lib/meta.py "$raw" --finish

@@ -90,17 +90,17 @@ def mode_tables(summary, geo, modes, programs):
             if not rows:
                 continue
             lines += ["", f"### JDK {j}: {mode}", "",
-                      "| program | baseline s | mode s | ratio | peak RSS delta MB | output MB |",
-                      "|---|---|---|---|---|---|"]
+                      "| program | baseline s | mode s | ratio | peak RSS delta MB | output MB | reps |",
+                      "|---|---|---|---|---|---|---|"]
             for p, c in rows:
                 base = summary.get((j, p, "baseline"), {})
                 if "ratio" in c:
                     lines.append(f"| {p} | {base['wall_s']:.2f} | {c['wall_s']:.2f} | {c['ratio']:.2f} | "
-                                 f"{c['rss_delta_mb']:+.0f} | {c['output_mb']:.1f} |")
+                                 f"{c['rss_delta_mb']:+.0f} | {c['output_mb']:.1f} | {c['reps']} |")
                 else:
-                    lines.append(f"| {p} | | | n/a ({c.get('na', 'no baseline')}) | | |")
+                    lines.append(f"| {p} | | | n/a ({c.get('na', 'no baseline')}) | | | |")
             if (j, mode) in geo:
-                lines.append(f"| **geometric mean** | | | **{geo[(j, mode)]:.2f}** | | |")
+                lines.append(f"| **geometric mean** | | | **{geo[(j, mode)]:.2f}** | | | |")
     return lines
 
 
@@ -149,7 +149,7 @@ def main():
         meta = json.load(f)
     summary = cells(load(os.path.join(raw, "runs.jsonl")))
     geo = ratios(summary)
-    lines = [f"# Benchmark results ({'quick' if meta['quick'] else 'full'} run)", "",
+    lines = ["# Benchmark results" + (" (--quick: a harness check, not a measurement)" if meta["quick"] else ""), "",
              f"- commit: `{meta['commit']}`{' (tree dirty)' if meta['dirty'] else ''}, {meta['date']}",
              f"- agent: {meta['agent']}",
              f"- JDKs: " + "; ".join(meta["jdks"]),
