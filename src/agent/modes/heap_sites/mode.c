@@ -49,8 +49,10 @@ static void vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
     hp_sites_record_enable(true);
     /* HotSpot arms sampling only in TLABs handed out once the event is live;
      * the TLABs threads already hold would let their next allocations (some
-     * hundred KB) pass unseen. A collection retires every TLAB. */
-    hp_jvmti_ok(jvmti, (*jvmti)->ForceGarbageCollection(jvmti), "ForceGarbageCollection");
+     * hundred KB) pass unseen. A collection retires every TLAB. Sampled
+     * mode skips it: it only delays the first sample of those threads. */
+    if (hp.opt.alloc_interval == 0)
+        hp_jvmti_ok(jvmti, (*jvmti)->ForceGarbageCollection(jvmti), "ForceGarbageCollection");
 }
 
 static void dump(jvmtiEnv *jvmti, JNIEnv *jni)
