@@ -21,7 +21,7 @@ uint8_t *wr_space(wr_t *w, size_t n)
         w->err = 1;
         return NULL;
     }
-    if (w->len + n > w->cap) {
+    if (w->len + n > w->cap || !w->p) { /* never NULL on success, even for n == 0 */
         size_t cap = w->cap ? w->cap : 256;
         while (cap < w->len + n)
             cap *= 2;

@@ -454,14 +454,14 @@ static int32_t map_insn(void *ctx, uint32_t pc)
 /* LineNumberTable (rec 4), LocalVariable(Type)Table (rec 10): patched copies. */
 static void emit_pc_table(mctx *m, const uint8_t *d, uint32_t len, uint32_t rec, wr_t *w)
 {
-    uint8_t *o = wr_space(w, len);
-    if (!o)
-        return;
-    memcpy(o, d, len);
     if (len < 2 || (size_t)be_u2(d) * rec != len - 2) {
         fail(m, "malformed line/variable table");
         return;
     }
+    uint8_t *o = wr_space(w, len);
+    if (!o)
+        return;
+    memcpy(o, d, len);
     for (uint32_t k = 0, n = be_u2(d); k < n; k++) {
         uint8_t *e = o + 2 + k * rec;
         uint32_t pc = be_u2(e), l = rec == 10 ? be_u2(e + 2) : 0;
@@ -651,6 +651,7 @@ const char *code_rewrite(rw_ctx *x, cf_member *mem, const cf_attr *code, const m
     smt_table smt = {0};
     int has_smt = 0;
     wr_init(&m.inj, (size_t)MAX_CODE * 4);
+    wr_space(&m.inj, 0); /* allocate, so fragment offsets apply to a real buffer */
     if (!parse_code(&m, code) && !decode(&m) && !load_smt(&m, mem, &smt, &has_smt)) {
         plan(&m, has_smt ? &smt : NULL);
         if (!m.err && (m.injected || x->force) && !layout(&m))

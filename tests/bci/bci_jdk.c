@@ -1,4 +1,5 @@
-/* Runs the rewriter over a tree of class files (e.g. `jimage extract` output).
+/* Runs the rewriter over a tree of class files (e.g. `jimage extract` output),
+ * or, with DIR "-", over the records "Walker dump" writes to a pipe.
  *   bci_jdk check DIR [OUTDIR]  parse -> write without injection must give the
  *                               input back; rewriting with all hooks must
  *                               succeed (or find no method with code);
@@ -26,6 +27,15 @@ typedef struct {
 static cls_t *classes;
 static size_t nclasses, capclasses;
 
+static void add_class(char *path, uint8_t *data, size_t len)
+{
+    if (nclasses == capclasses) {
+        capclasses = capclasses ? capclasses * 2 : 1024;
+        classes = realloc(classes, capclasses * sizeof *classes);
+    }
+    classes[nclasses++] = (cls_t){path, data, len};
+}
+
 static int collect(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
     (void)ftw;
@@ -35,16 +45,33 @@ static int collect(const char *path, const struct stat *st, int flag, struct FTW
     FILE *f = fopen(path, "rb");
     if (!f)
         return 0;
-    if (nclasses == capclasses) {
-        capclasses = capclasses ? capclasses * 2 : 1024;
-        classes = realloc(classes, capclasses * sizeof *classes);
-    }
-    cls_t *c = &classes[nclasses++];
-    c->path = strdup(path);
-    c->len = (size_t)st->st_size;
-    c->data = malloc(c->len ? c->len : 1);
-    c->len = fread(c->data, 1, c->len, f);
+    uint8_t *data = malloc(st->st_size ? (size_t)st->st_size : 1);
+    add_class(strdup(path), data, fread(data, 1, (size_t)st->st_size, f));
     fclose(f);
+    return 0;
+}
+
+/* Records of (u2 name length, name, u4 length, bytes), big-endian. */
+static int read_stream(FILE *f)
+{
+    uint8_t h[4];
+    while (fread(h, 1, 2, f) == 2) {
+        size_t n = (size_t)h[0] << 8 | h[1];
+        char *path = malloc(n + 1);
+        if (fread(path, 1, n, f) != n || fread(h, 1, 4, f) != 4) {
+            free(path);
+            return -1;
+        }
+        path[n] = 0;
+        size_t len = (size_t)h[0] << 24 | (size_t)h[1] << 16 | (size_t)h[2] << 8 | h[3];
+        uint8_t *data = malloc(len ? len : 1);
+        if (fread(data, 1, len, f) != len) {
+            free(path);
+            free(data);
+            return -1;
+        }
+        add_class(path, data, len);
+    }
     return 0;
 }
 
@@ -80,7 +107,8 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *mode = argv[1], *root = argv[2];
-    if (nftw(root, collect, 32, FTW_PHYS) != 0 || nclasses == 0) {
+    int err = strcmp(root, "-") ? nftw(root, collect, 32, FTW_PHYS) : read_stream(stdin);
+    if (err != 0 || nclasses == 0) {
         fprintf(stderr, "no class files under %s\n", root);
         return 2;
     }

@@ -2,7 +2,7 @@
 # JDK-level checks of the class-file rewriter.
 #   jdk_check.sh MODE JAVA_HOME BCI_JDK AGENT CLASSES WORKDIR
 # MODE
-#   image    every class of the runtime image (jimage extract): parse -> write
+#   image    every class file of the runtime image (read via jrt:/): parse -> write
 #            is byte-identical, and rewriting with all hooks succeeds for
 #            every class with code
 #   verify   loads and links every class of the image under -Xverify:all
@@ -11,6 +11,8 @@
 #   program  app.Program with and without the agent: same stdout, and one
 #            exit seen per entry (except the documented constructor case)
 #   nocatch  as verify on every 20th class, exits by athrow hooks only
+#   javac    javac (fully instrumented, -Xverify:all) compiles the test sources;
+#            the class files equal those of an uninstrumented javac
 set -eu
 mode=$1 java_home=$2 bci_jdk=$3 agent=$4 classes=$5 work=$6/$mode-$(basename "$java_home")
 java="$java_home/bin/java"
@@ -21,9 +23,9 @@ jvm="$jvm --add-exports java.base/hprofbci=ALL-UNNAMED -cp $classes/app"
 
 case $mode in
 image)
-    "$java_home/bin/jimage" extract --dir "$work/x" "$java_home/lib/modules"
-    "$bci_jdk" check "$work/x"
-    rm -rf "$work/x"
+    "$java" -cp "$classes/app" app.Walker dump > "$work/image.bin"
+    "$bci_jdk" check - < "$work/image.bin"
+    rm -f "$work/image.bin"
     ;;
 verify | nocatch)
     every=1 opts=quiet
@@ -40,6 +42,16 @@ program)
     "$java" $jvm app.Program > "$work/plain.txt"
     "$java" $jvm -Dbci.expectBalanced=true -agentpath:"$agent" app.Program > "$work/agent.txt"
     diff "$work/plain.txt" "$work/agent.txt"
+    ;;
+javac)
+    src="$(cd "$(dirname "$0")" && pwd)/java/app/Walker.java"
+    javac="-m jdk.compiler/com.sun.tools.javac.Main -source 17 -target 17 -Xlint:-options"
+    "$java" -Xshare:off $javac -d "$work/plain" "$src"
+    "$java" -Xshare:off -Xverify:all --patch-module java.base="$classes/tracker" \
+        -agentpath:"$agent" $javac -d "$work/agent" "$src" 2> "$work/agent.err"
+    cat "$work/agent.err"
+    grep -q '(0 not handled)' "$work/agent.err"
+    diff -r "$work/plain" "$work/agent"
     ;;
 *)
     echo "unknown mode $mode" >&2

@@ -1,5 +1,7 @@
 package app;
 
+import java.io.BufferedOutputStream;
+import java.io.DataOutputStream;
 import java.net.URI;
 import java.net.URL;
 import java.net.URLClassLoader;
@@ -23,11 +25,16 @@ import java.util.stream.Stream;
  * passes through the class-file load hook and the verifier.  Linking is forced
  * with getDeclaredFields(), which links the class (verification included)
  * before it reflects.  Usage: Walker jrt|JAR-DIR [every-Nth-class]; with a
- * directory, all its jars are loaded by one URLClassLoader.  Output depends only on
+ * directory, all its jars are loaded by one URLClassLoader.  "Walker dump"
+ * instead writes all class files of the image to stdout.  Output depends only on
  * the image, so runs with and without the rewriting agent can be compared.
  */
 public final class Walker {
     public static void main(String[] args) throws Exception {
+        if (args[0].equals("dump")) {
+            dump();
+            return;
+        }
         int every = args.length > 1 ? Integer.parseInt(args[1]) : 1;
         List<String> names = new ArrayList<>();
         ClassLoader cl;
@@ -67,6 +74,27 @@ public final class Walker {
         errors.forEach((k, v) -> System.out.println("  " + k + ": " + v));
         verifyErrors.forEach(e -> System.out.println("VERIFY " + e));
         System.exit(verifyErrors.isEmpty() ? 0 : 1);
+    }
+
+    /**
+     * Writes every class file of the image to stdout as records of
+     * (u2 name length, name, u4 length, bytes), for bci_jdk to read from a pipe.
+     */
+    private static void dump() throws Exception {
+        FileSystem fs = FileSystems.getFileSystem(URI.create("jrt:/"));
+        List<Path> files = new ArrayList<>();
+        try (Stream<Path> s = Files.walk(fs.getPath("/modules"))) {
+            s.filter(p -> p.toString().endsWith(".class")).forEach(files::add);
+        }
+        Collections.sort(files);
+        try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(System.out, 1 << 20))) {
+            for (Path p : files) {
+                byte[] b = Files.readAllBytes(p);
+                out.writeUTF(p.toString());
+                out.writeInt(b.length);
+                out.write(b);
+            }
+        }
     }
 
     /** A loader over every jar in dir (symlinks resolved, duplicates dropped). */
