@@ -40,10 +40,10 @@ struct bci_site {
 };
 
 struct bci_hooks {
-    const char *tracker_class; /* internal name, e.g. "hprof/Tracker" */
-    const char *entry_name, *entry_desc;   /* (II)V */
-    const char *exit_name, *exit_desc;     /* (II)V */
-    int exit_catch_all;                    /* also catch exceptions leaving the method */
+    const char *tracker_class;                       /* internal name, e.g. "hprof/Tracker" */
+    const char *entry_name, *entry_desc;             /* (II)V */
+    const char *exit_name, *exit_desc;               /* (II)V */
+    int exit_catch_all;                              /* also catch exceptions leaving the method */
     const char *new_obj_name, *new_obj_desc;         /* (I)V */
     const char *new_array_name, *new_array_desc;     /* (Ljava/lang/Object;I)V */
     const char *object_init_name, *object_init_desc; /* (Ljava/lang/Object;)V */
@@ -61,9 +61,9 @@ struct bci_hooks {
 struct bci_result {
     uint8_t *data; /* malloc'd new class when bci_rewrite returns 1; free with bci_free */
     size_t len;
-    char reason[160]; /* why the class was left unchanged (return 0) */
-    unsigned methods; /* methods instrumented */
-    unsigned sites;   /* allocation sites instrumented */
+    char reason[160];           /* why the class was left unchanged (return 0) */
+    unsigned methods;           /* methods instrumented */
+    unsigned sites;             /* allocation sites instrumented */
     unsigned ctor_no_catch_all; /* constructors that fell back to athrow hooks */
 };
 

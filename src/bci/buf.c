@@ -41,27 +41,23 @@ uint8_t *wr_space(wr_t *w, size_t n)
 void wr_bytes(wr_t *w, const void *src, size_t n)
 {
     uint8_t *d = wr_space(w, n);
-    if (d && n)
-        memcpy(d, src, n);
+    if (d && n) memcpy(d, src, n);
 }
 
 void wr_u1(wr_t *w, uint32_t v)
 {
     uint8_t *d = wr_space(w, 1);
-    if (d)
-        d[0] = (uint8_t)v;
+    if (d) d[0] = (uint8_t)v;
 }
 
 void wr_u2(wr_t *w, uint32_t v)
 {
     uint8_t *d = wr_space(w, 2);
-    if (d)
-        put_u2(d, v);
+    if (d) put_u2(d, v);
 }
 
 void wr_u4(wr_t *w, uint32_t v)
 {
     uint8_t *d = wr_space(w, 4);
-    if (d)
-        put_u4(d, v);
+    if (d) put_u4(d, v);
 }

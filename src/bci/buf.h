@@ -32,15 +32,13 @@ static inline int rd_has(rd_t *r, size_t n)
 
 static inline uint32_t rd_u1(rd_t *r)
 {
-    if (!rd_has(r, 1))
-        return 0;
+    if (!rd_has(r, 1)) return 0;
     return r->p[r->pos++];
 }
 
 static inline uint32_t rd_u2(rd_t *r)
 {
-    if (!rd_has(r, 2))
-        return 0;
+    if (!rd_has(r, 2)) return 0;
     uint32_t v = (uint32_t)r->p[r->pos] << 8 | r->p[r->pos + 1];
     r->pos += 2;
     return v;
@@ -48,8 +46,7 @@ static inline uint32_t rd_u2(rd_t *r)
 
 static inline uint32_t rd_u4(rd_t *r)
 {
-    if (!rd_has(r, 4))
-        return 0;
+    if (!rd_has(r, 4)) return 0;
     const uint8_t *b = r->p + r->pos;
     r->pos += 4;
     return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
@@ -58,14 +55,16 @@ static inline uint32_t rd_u4(rd_t *r)
 /* Returns a pointer to the next n bytes and skips them, or NULL. */
 static inline const uint8_t *rd_bytes(rd_t *r, size_t n)
 {
-    if (!rd_has(r, n))
-        return NULL;
+    if (!rd_has(r, n)) return NULL;
     const uint8_t *b = r->p + r->pos;
     r->pos += n;
     return b;
 }
 
-static inline uint32_t be_u2(const uint8_t *b) { return (uint32_t)b[0] << 8 | b[1]; }
+static inline uint32_t be_u2(const uint8_t *b)
+{
+    return (uint32_t)b[0] << 8 | b[1];
+}
 static inline uint32_t be_u4(const uint8_t *b)
 {
     return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];

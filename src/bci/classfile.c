@@ -7,22 +7,17 @@ static const char *parse_attrs(rd_t *r, uint16_t *n, cf_attr **out)
 {
     *n = (uint16_t)rd_u2(r);
     *out = NULL;
-    if (r->err)
-        return "truncated attribute count";
-    if ((size_t)*n * 6 > r->len - r->pos)
-        return "attribute count exceeds class size";
-    if (*n == 0)
-        return NULL;
+    if (r->err) return "truncated attribute count";
+    if ((size_t)*n * 6 > r->len - r->pos) return "attribute count exceeds class size";
+    if (*n == 0) return NULL;
     cf_attr *a = calloc(*n, sizeof *a);
-    if (!a)
-        return "out of memory";
+    if (!a) return "out of memory";
     *out = a;
     for (uint16_t i = 0; i < *n; i++) {
         a[i].name = (uint16_t)rd_u2(r);
         a[i].len = rd_u4(r);
         a[i].data = rd_bytes(r, a[i].len);
-        if (r->err)
-            return "truncated attribute";
+        if (r->err) return "truncated attribute";
     }
     return NULL;
 }
@@ -31,23 +26,18 @@ static const char *parse_members(rd_t *r, uint16_t *n, cf_member **out)
 {
     *n = (uint16_t)rd_u2(r);
     *out = NULL;
-    if (r->err)
-        return "truncated member count";
-    if ((size_t)*n * 8 > r->len - r->pos)
-        return "member count exceeds class size";
-    if (*n == 0)
-        return NULL;
+    if (r->err) return "truncated member count";
+    if ((size_t)*n * 8 > r->len - r->pos) return "member count exceeds class size";
+    if (*n == 0) return NULL;
     cf_member *m = calloc(*n, sizeof *m);
-    if (!m)
-        return "out of memory";
+    if (!m) return "out of memory";
     *out = m;
     for (uint16_t i = 0; i < *n; i++) {
         m[i].access = (uint16_t)rd_u2(r);
         m[i].name = (uint16_t)rd_u2(r);
         m[i].desc = (uint16_t)rd_u2(r);
         const char *err = parse_attrs(r, &m[i].nattrs, &m[i].attrs);
-        if (err)
-            return err;
+        if (err) return err;
     }
     return NULL;
 }
@@ -57,32 +47,26 @@ const char *cf_parse(classfile *cf, const uint8_t *p, size_t len)
     memset(cf, 0, sizeof *cf);
     rd_t r;
     rd_init(&r, p, len);
-    if (rd_u4(&r) != 0xCAFEBABE)
-        return "bad magic";
+    if (rd_u4(&r) != 0xCAFEBABE) return "bad magic";
     cf->minor = (uint16_t)rd_u2(&r);
     cf->major = (uint16_t)rd_u2(&r);
-    if (r.err)
-        return "truncated header";
+    if (r.err) return "truncated header";
     if (cf->major < CF_MIN_MAJOR || cf->major > CF_MAX_MAJOR)
         return "unsupported class file version";
     const char *err = cp_parse(&cf->cp, &r);
-    if (err)
-        return err;
+    if (err) return err;
     cf->access = (uint16_t)rd_u2(&r);
     cf->this_class = (uint16_t)rd_u2(&r);
     cf->super_class = (uint16_t)rd_u2(&r);
     cf->ninterfaces = (uint16_t)rd_u2(&r);
     cf->interfaces = rd_bytes(&r, (size_t)cf->ninterfaces * 2);
-    if (r.err)
-        return "truncated class header";
-    if (!cp_get(&cf->cp, cf->this_class, CP_CLASS))
-        return "bad this_class";
+    if (r.err) return "truncated class header";
+    if (!cp_get(&cf->cp, cf->this_class, CP_CLASS)) return "bad this_class";
     if ((err = parse_members(&r, &cf->nfields, &cf->fields)) ||
         (err = parse_members(&r, &cf->nmethods, &cf->methods)) ||
         (err = parse_attrs(&r, &cf->nattrs, &cf->attrs)))
         return err;
-    if (r.pos != len)
-        return "extra bytes after class file";
+    if (r.pos != len) return "extra bytes after class file";
     return NULL;
 }
 
@@ -104,12 +88,10 @@ void cf_free(classfile *cf)
     memset(cf, 0, sizeof *cf);
 }
 
-const cf_attr *cf_find_attr(const classfile *cf, const cf_attr *attrs, uint16_t n,
-                            const char *name)
+const cf_attr *cf_find_attr(const classfile *cf, const cf_attr *attrs, uint16_t n, const char *name)
 {
     for (uint16_t i = 0; i < n; i++)
-        if (cp_utf8_eq(&cf->cp, attrs[i].name, name))
-            return &attrs[i];
+        if (cp_utf8_eq(&cf->cp, attrs[i].name, name)) return &attrs[i];
     return NULL;
 }
 

@@ -43,16 +43,14 @@ typedef struct {
 
 static const char *fail(mctx *m, const char *why)
 {
-    if (!m->err)
-        m->err = why;
+    if (!m->err) m->err = why;
     return m->err;
 }
 
 static int32_t target_of(const mctx *m, const insn_t *i)
 {
     const uint8_t *c = m->code + i->pc;
-    if (c[0] == OP_GOTO_W || c[0] == OP_JSR_W)
-        return (int32_t)i->pc + (int32_t)be_u4(c + 1);
+    if (c[0] == OP_GOTO_W || c[0] == OP_JSR_W) return (int32_t)i->pc + (int32_t)be_u4(c + 1);
     return (int32_t)i->pc + (int16_t)be_u2(c + 1);
 }
 
@@ -62,17 +60,15 @@ static int valid_target(const mctx *m, int64_t t)
 }
 
 /* Visits every branch/switch target of instruction i; stops on first 0. */
-static int each_target(const mctx *m, const insn_t *i, int (*fn)(const mctx *, const insn_t *, int64_t, void *),
-                       void *arg)
+static int each_target(const mctx *m, const insn_t *i,
+                       int (*fn)(const mctx *, const insn_t *, int64_t, void *), void *arg)
 {
     uint8_t op = m->code[i->pc];
     if (insn_is_branch16(op) || op == OP_GOTO_W || op == OP_JSR_W)
         return fn(m, i, target_of(m, i), arg);
-    if (op != OP_TABLESWITCH && op != OP_LOOKUPSWITCH)
-        return 1;
+    if (op != OP_TABLESWITCH && op != OP_LOOKUPSWITCH) return 1;
     uint32_t p = (i->pc + 4) & ~3u;
-    if (!fn(m, i, (int64_t)i->pc + (int32_t)be_u4(m->code + p), arg))
-        return 0;
+    if (!fn(m, i, (int64_t)i->pc + (int32_t)be_u4(m->code + p), arg)) return 0;
     uint32_t k, step, first;
     if (op == OP_TABLESWITCH) {
         k = (uint32_t)((int32_t)be_u4(m->code + p + 8) - (int32_t)be_u4(m->code + p + 4)) + 1;
@@ -84,8 +80,7 @@ static int each_target(const mctx *m, const insn_t *i, int (*fn)(const mctx *, c
         step = 8;
     }
     for (uint32_t j = 0; j < k; j++)
-        if (!fn(m, i, (int64_t)i->pc + (int32_t)be_u4(m->code + first + j * step), arg))
-            return 0;
+        if (!fn(m, i, (int64_t)i->pc + (int32_t)be_u4(m->code + first + j * step), arg)) return 0;
     return 1;
 }
 
@@ -100,13 +95,11 @@ static const char *decode(mctx *m)
 {
     m->idx = malloc(((size_t)m->len + 1) * sizeof *m->idx);
     m->in = malloc((size_t)m->len * sizeof *m->in);
-    if (!m->idx || !m->in)
-        return fail(m, "out of memory");
+    if (!m->idx || !m->in) return fail(m, "out of memory");
     memset(m->idx, 0xff, ((size_t)m->len + 1) * sizeof *m->idx);
     for (uint32_t pc = 0; pc < m->len;) {
         uint32_t l = insn_length(m->code, m->len, pc);
-        if (!l)
-            return fail(m, "invalid or truncated instruction");
+        if (!l) return fail(m, "invalid or truncated instruction");
         m->idx[pc] = (int32_t)m->n;
         m->in[m->n++] = (insn_t){.pc = pc, .len = l};
         pc += l;
@@ -153,8 +146,7 @@ static void push_int(mctx *m, int32_t v)
 static void call_hook(mctx *m, int k)
 {
     uint32_t ref = rw_hook_ref(m->x, k);
-    if (!ref)
-        fail(m, "constant pool overflow");
+    if (!ref) fail(m, "constant pool overflow");
     wr_u1(&m->inj, OP_INVOKESTATIC);
     wr_u2(&m->inj, ref);
     m->injected = 1;
@@ -174,8 +166,7 @@ static char *alloc_type(const mctx *m, const insn_t *i)
     const uint8_t *c = m->code + i->pc;
     char *s = NULL;
     if (c[0] == OP_NEWARRAY) {
-        if (c[1] < 4 || c[1] > 11 || !(s = malloc(3)))
-            return NULL;
+        if (c[1] < 4 || c[1] > 11 || !(s = malloc(3))) return NULL;
         s[0] = '[';
         s[1] = prim[c[1] - 4];
         s[2] = 0;
@@ -183,18 +174,14 @@ static char *alloc_type(const mctx *m, const insn_t *i)
     }
     uint16_t n;
     const uint8_t *name = cp_class_name(&m->x->cf.cp, be_u2(c + 1), &n);
-    if (!name || !(s = malloc((size_t)n + 4)))
-        return NULL;
+    if (!name || !(s = malloc((size_t)n + 4))) return NULL;
     int array = n && name[0] == '[';
     size_t k = 0;
-    if (c[0] == OP_ANEWARRAY)
-        s[k++] = '[';
-    if (!array && c[0] != OP_MULTIANEWARRAY)
-        s[k++] = 'L';
+    if (c[0] == OP_ANEWARRAY) s[k++] = '[';
+    if (!array && c[0] != OP_MULTIANEWARRAY) s[k++] = 'L';
     memcpy(s + k, name, n);
     k += n;
-    if (!array && c[0] != OP_MULTIANEWARRAY)
-        s[k++] = ';';
+    if (!array && c[0] != OP_MULTIANEWARRAY) s[k++] = ';';
     s[k] = 0;
     return s;
 }
@@ -239,28 +226,21 @@ static int64_t ctor_body_start(mctx *m, const smt_table *smt)
             pending++;
         else if (c[0] == OP_INVOKESPECIAL) {
             const cp_ent *r = cp_get(cp, be_u2(c + 1), CP_METHODREF);
-            if (!r)
-                r = cp_get(cp, be_u2(c + 1), CP_IMETHODREF);
+            if (!r) r = cp_get(cp, be_u2(c + 1), CP_IMETHODREF);
             const cp_ent *nt = r ? cp_get(cp, r->b, CP_NAMEANDTYPE) : NULL;
-            if (!nt || !cp_utf8_eq(cp, nt->a, "<init>"))
-                continue;
-            if (!pending)
-                break;
+            if (!nt || !cp_utf8_eq(cp, nt->a, "<init>")) continue;
+            if (!pending) break;
             pending--;
         }
     }
-    if (k + 1 >= m->n)
-        return -1;
+    if (k + 1 >= m->n) return -1;
     uint32_t call = m->in[k].pc;
     for (uint32_t j = 0; j < m->n; j++)
-        if (!each_target(m, &m->in[j], branch_crosses, &call))
-            return -1;
+        if (!each_target(m, &m->in[j], branch_crosses, &call)) return -1;
     for (uint32_t e = 0; e < m->nexc; e++)
-        if (be_u2(m->exc + e * 8) <= call && be_u2(m->exc + e * 8 + 4) > call)
-            return -1;
+        if (be_u2(m->exc + e * 8) <= call && be_u2(m->exc + e * 8 + 4) > call) return -1;
     for (uint32_t f = 0; smt && f < smt->n; f++)
-        if (smt->f[f].offset > call && smt->f[f].uninit_this)
-            return -1;
+        if (smt->f[f].offset > call && smt->f[f].uninit_this) return -1;
     return m->in[k + 1].pc;
 }
 
@@ -272,15 +252,13 @@ static void plan(mctx *m, const smt_table *smt)
     m->catch_from = -1;
     if (exit_on && h->exit_catch_all) {
         m->catch_from = m->p->ctor ? ctor_body_start(m, smt) : 0;
-        if (m->catch_from < 0)
-            m->x->res->ctor_no_catch_all++;
+        if (m->catch_from < 0) m->x->res->ctor_no_catch_all++;
     }
     if (m->p->object_init) {
         wr_u1(&m->inj, OP_ALOAD_0);
         call_hook(m, HK_OINIT);
     }
-    if (on && h->entry_name)
-        call_method_hook(m, HK_ENTRY);
+    if (on && h->entry_name) call_method_hook(m, HK_ENTRY);
     m->entry_len = (uint32_t)m->inj.len;
     for (uint32_t k = 0; k < m->n && !m->err; k++) {
         insn_t *i = &m->in[k];
@@ -288,7 +266,7 @@ static void plan(mctx *m, const smt_table *smt)
         int site;
         i->pre = (uint32_t)m->inj.len;
         if (exit_on && (insn_is_return(op) ||
-                                        (op == OP_ATHROW && (m->catch_from < 0 || i->pc < m->catch_from))))
+                        (op == OP_ATHROW && (m->catch_from < 0 || i->pc < m->catch_from))))
             call_method_hook(m, HK_EXIT);
         else if (on && op == OP_NEW && h->new_obj_name && site_number(m, i, &site)) {
             push_int(m, site);
@@ -312,8 +290,7 @@ static void plan(mctx *m, const smt_table *smt)
         wr_u1(&m->inj, OP_ATHROW);
         m->handler_len = (uint32_t)m->inj.len - m->handler;
     }
-    if (m->inj.err)
-        fail(m, "out of memory");
+    if (m->inj.err) fail(m, "out of memory");
 }
 
 static uint32_t new_length(const mctx *m, const insn_t *i, uint32_t at)
@@ -323,8 +300,7 @@ static uint32_t new_length(const mctx *m, const insn_t *i, uint32_t at)
         uint32_t old_pad = 3 - (i->pc & 3), new_pad = 3 - (at & 3);
         return i->len - old_pad + new_pad;
     }
-    if (i->wide)
-        return op == OP_GOTO || op == OP_JSR ? 5 : 8; /* if!cond +8; goto_w */
+    if (i->wide) return op == OP_GOTO || op == OP_JSR ? 5 : 8; /* if!cond +8; goto_w */
     return i->len;
 }
 
@@ -333,8 +309,7 @@ static const char *layout(mctx *m)
     size_t sz = ((size_t)m->len + 1) * sizeof(int32_t);
     m->label = malloc(sz);
     m->opc = malloc(sz);
-    if (!m->label || !m->opc)
-        return fail(m, "out of memory");
+    if (!m->label || !m->opc) return fail(m, "out of memory");
     for (;;) {
         memset(m->label, 0xff, sz);
         memset(m->opc, 0xff, sz);
@@ -345,29 +320,24 @@ static const char *layout(mctx *m)
             at += i->pre_len;
             m->opc[i->pc] = (int32_t)at;
             at += new_length(m, i, (uint32_t)at) + i->suf_len;
-            if (at > MAX_CODE)
-                return fail(m, "code too large after instrumentation");
+            if (at > MAX_CODE) return fail(m, "code too large after instrumentation");
         }
         m->end = (uint32_t)at;
         m->label[m->len] = m->opc[m->len] = (int32_t)at;
-        if (at + m->handler_len > MAX_CODE)
-            return fail(m, "code too large after instrumentation");
+        if (at + m->handler_len > MAX_CODE) return fail(m, "code too large after instrumentation");
         int grew = 0;
         for (uint32_t k = 0; k < m->n; k++) {
             insn_t *i = &m->in[k];
-            if (i->wide || !insn_is_branch16(m->code[i->pc]))
-                continue;
+            if (i->wide || !insn_is_branch16(m->code[i->pc])) continue;
             int64_t d = (int64_t)m->label[target_of(m, i)] - m->opc[i->pc];
-            if (d >= -32768 && d <= 32767)
-                continue;
+            if (d >= -32768 && d <= 32767) continue;
             uint8_t op = m->code[i->pc];
             if (op != OP_GOTO && op != OP_JSR && m->x->cf.major >= 50)
                 return fail(m, "conditional branch overflow needs a new stack map frame");
             i->wide = 1;
             grew = 1;
         }
-        if (!grew)
-            return NULL;
+        if (!grew) return NULL;
     }
 }
 
@@ -402,9 +372,9 @@ static void emit_insn(mctx *m, const insn_t *i, wr_t *w)
          * slot (after each match key) of a lookupswitch. */
         for (uint32_t q = p, slot = 0; q < end; q += 4, slot++) {
             uint32_t v = be_u4(m->code + q);
-            int is_offset = slot == 0 || (op == OP_TABLESWITCH ? slot >= 3 : slot >= 2 && slot % 2 == 1);
-            if (is_offset)
-                v = (uint32_t)(m->label[i->pc + (int32_t)v] - at);
+            int is_offset =
+                slot == 0 || (op == OP_TABLESWITCH ? slot >= 3 : slot >= 2 && slot % 2 == 1);
+            if (is_offset) v = (uint32_t)(m->label[i->pc + (int32_t)v] - at);
             wr_u4(w, v);
         }
     } else {
@@ -436,8 +406,7 @@ static int32_t label_ceil(const mctx *m, uint32_t pc)
 static int map_range(void *ctx, uint32_t *start, uint32_t *len)
 {
     const mctx *m = ctx;
-    if (*start > m->len || *len > m->len - *start)
-        return 0;
+    if (*start > m->len || *len > m->len - *start) return 0;
     int32_t s = *start ? label_ceil(m, *start) : 0;
     int32_t e = label_ceil(m, *start + *len);
     *start = (uint32_t)s;
@@ -459,8 +428,7 @@ static void emit_pc_table(mctx *m, const uint8_t *d, uint32_t len, uint32_t rec,
         return;
     }
     uint8_t *o = wr_space(w, len);
-    if (!o)
-        return;
+    if (!o) return;
     memcpy(o, d, len);
     for (uint32_t k = 0, n = be_u2(d); k < n; k++) {
         uint8_t *e = o + 2 + k * rec;
@@ -481,8 +449,7 @@ static void emit_pc_table(mctx *m, const uint8_t *d, uint32_t len, uint32_t rec,
 static void init_locals(const mctx *m, const cf_member *mem, uint8_t *loc, uint32_t *n)
 {
     *n = 0;
-    if (!(mem->access & 0x0008))
-        loc[(*n)++] = m->p->ctor ? VT_UNINIT_THIS : VT_OBJECT;
+    if (!(mem->access & 0x0008)) loc[(*n)++] = m->p->ctor ? VT_UNINIT_THIS : VT_OBJECT;
     const cp_ent *d = cp_get(&m->x->cf.cp, mem->desc, CP_UTF8);
     for (uint32_t i = 1; d && i < d->slen && d->s[i] != ')' && *n < 256; i++) {
         while (i < d->slen && d->s[i] == '[')
@@ -515,25 +482,22 @@ static void emit_attrs(mctx *m, const smt_table *smt, int has_smt, wr_t *w)
                  cp_utf8_eq(cp, name, "LocalVariableTypeTable"))
             emit_pc_table(m, d, len, 10, w);
         else if (cp_utf8_eq(cp, name, "StackMapTable")) {
-            const char *e = smt_write(smt, m->label, m->opc, m->len, handler_pc,
-                                      (uint16_t)m->x->throwable, w);
-            if (e)
-                fail(m, e);
+            const char *e =
+                smt_write(smt, m->label, m->opc, m->len, handler_pc, (uint16_t)m->x->throwable, w);
+            if (e) fail(m, e);
         } else if (cp_utf8_eq(cp, name, "StackMap")) {
             const char *e = smap_write(d, len, m->label, m->opc, m->len, w);
-            if (e)
-                fail(m, e);
+            if (e) fail(m, e);
         } else if (cp_utf8_eq(cp, name, "RuntimeVisibleTypeAnnotations") ||
                    cp_utf8_eq(cp, name, "RuntimeInvisibleTypeAnnotations")) {
             uint8_t *o = wr_space(w, len);
-            const char *e = o ? (memcpy(o, d, len), ta_relocate(o, len, m, map_range, map_insn)) : NULL;
-            if (e)
-                fail(m, e);
+            const char *e =
+                o ? (memcpy(o, d, len), ta_relocate(o, len, m, map_range, map_insn)) : NULL;
+            if (e) fail(m, e);
         } else {
             wr_bytes(w, d, len);
         }
-        if (!w->err)
-            put_u4(w->p + len_at, (uint32_t)(w->len - body_at));
+        if (!w->err) put_u4(w->p + len_at, (uint32_t)(w->len - body_at));
     }
     if (add_smt && !m->err) {
         wr_u2(w, m->x->smt_name);
@@ -541,8 +505,7 @@ static void emit_attrs(mctx *m, const smt_table *smt, int has_smt, wr_t *w)
         wr_u4(w, 0);
         smt_table none = {0};
         smt_write(&none, m->label, m->opc, m->len, handler_pc, (uint16_t)m->x->throwable, w);
-        if (!w->err)
-            put_u4(w->p + len_at, (uint32_t)(w->len - len_at - 4));
+        if (!w->err) put_u4(w->p + len_at, (uint32_t)(w->len - len_at - 4));
     }
 }
 
@@ -553,22 +516,19 @@ static const char *parse_code(mctx *m, const cf_attr *ca)
     m->max_stack = (uint16_t)rd_u2(&r);
     m->max_locals = (uint16_t)rd_u2(&r);
     m->len = rd_u4(&r);
-    if (r.err || m->len == 0 || m->len > MAX_CODE)
-        return fail(m, "bad code length");
+    if (r.err || m->len == 0 || m->len > MAX_CODE) return fail(m, "bad code length");
     m->code = rd_bytes(&r, m->len);
     m->nexc = (uint16_t)rd_u2(&r);
     m->exc = rd_bytes(&r, (size_t)m->nexc * 8);
     m->nattrs = (uint16_t)rd_u2(&r);
-    if (r.err)
-        return fail(m, "truncated Code attribute");
+    if (r.err) return fail(m, "truncated Code attribute");
     m->attrs = r.p + r.pos;
     m->attrs_len = (uint32_t)(r.len - r.pos);
     for (uint16_t k = 0; k < m->nattrs; k++) {
         rd_u2(&r); /* attribute_name_index */
         rd_bytes(&r, rd_u4(&r));
     }
-    if (r.err || r.pos != r.len)
-        return fail(m, "malformed Code attributes");
+    if (r.err || r.pos != r.len) return fail(m, "malformed Code attributes");
     return NULL;
 }
 
@@ -581,16 +541,13 @@ static const char *load_smt(mctx *m, const cf_member *mem, smt_table *smt, int *
     for (uint16_t k = 0; k < m->nattrs; k++) {
         uint32_t name = rd_u2(&r), len = rd_u4(&r);
         const uint8_t *d = rd_bytes(&r, len);
-        if (!cp_utf8_eq(&m->x->cf.cp, name, "StackMapTable"))
-            continue;
-        if ((*has)++)
-            return fail(m, "duplicate StackMapTable");
+        if (!cp_utf8_eq(&m->x->cf.cp, name, "StackMapTable")) continue;
+        if ((*has)++) return fail(m, "duplicate StackMapTable");
         uint8_t loc[258];
         uint32_t nloc;
         init_locals(m, mem, loc, &nloc);
         const char *e = smt_parse(smt, d, len, m->len, loc, nloc);
-        if (e)
-            return fail(m, e);
+        if (e) return fail(m, e);
     }
     return NULL;
 }
@@ -598,21 +555,16 @@ static const char *load_smt(mctx *m, const cf_member *mem, smt_table *smt, int *
 static const char *finish(mctx *m, cf_member *mem, const smt_table *smt, int has_smt)
 {
     if (m->catch_from >= 0) {
-        if (!m->x->throwable)
-            m->x->throwable = cp_add_class(&m->x->cf.cp, "java/lang/Throwable");
-        if (!m->x->smt_name)
-            m->x->smt_name = cp_add_utf8(&m->x->cf.cp, "StackMapTable");
-        if (!m->x->throwable || !m->x->smt_name)
-            return fail(m, "constant pool overflow");
+        if (!m->x->throwable) m->x->throwable = cp_add_class(&m->x->cf.cp, "java/lang/Throwable");
+        if (!m->x->smt_name) m->x->smt_name = cp_add_utf8(&m->x->cf.cp, "StackMapTable");
+        if (!m->x->throwable || !m->x->smt_name) return fail(m, "constant pool overflow");
     }
     uint32_t stack = m->max_stack;
     if (m->injected) {
         stack += 2;
-        if (m->handler_len && stack < 3)
-            stack = 3;
+        if (m->handler_len && stack < 3) stack = 3;
     }
-    if (stack > 0xFFFF)
-        return fail(m, "max_stack overflow");
+    if (stack > 0xFFFF) return fail(m, "max_stack overflow");
     wr_t w;
     wr_init(&w, (size_t)MAX_CODE * 4 + m->attrs_len * 2 + m->nexc * 8 + 64);
     wr_u2(&w, stack);
@@ -634,8 +586,7 @@ static const char *finish(mctx *m, cf_member *mem, const smt_table *smt, int has
         wr_u2(&w, 0);
     }
     emit_attrs(m, smt, has_smt, &w);
-    if (w.err)
-        fail(m, "Code attribute too large");
+    if (w.err) fail(m, "Code attribute too large");
     if (m->err || w.len > 0xFFFFFFFFu) {
         wr_free(&w);
         return m->err;
@@ -654,10 +605,8 @@ const char *code_rewrite(rw_ctx *x, cf_member *mem, const cf_attr *code, const m
     wr_space(&m.inj, 0); /* allocate, so fragment offsets apply to a real buffer */
     if (!parse_code(&m, code) && !decode(&m) && !load_smt(&m, mem, &smt, &has_smt)) {
         plan(&m, has_smt ? &smt : NULL);
-        if (!m.err && (m.injected || x->force) && !layout(&m))
-            finish(&m, mem, &smt, has_smt);
-        if (!m.err && m.injected)
-            x->res->methods++;
+        if (!m.err && (m.injected || x->force) && !layout(&m)) finish(&m, mem, &smt, has_smt);
+        if (!m.err && m.injected) x->res->methods++;
     }
     smt_free(&smt);
     wr_free(&m.inj);

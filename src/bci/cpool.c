@@ -5,14 +5,12 @@
 
 static int cp_reserve(cpool *cp, uint32_t n)
 {
-    if (n <= cp->cap)
-        return 1;
+    if (n <= cp->cap) return 1;
     uint32_t cap = cp->cap ? cp->cap : 16;
     while (cap < n)
         cap *= 2;
     cp_ent *e = realloc(cp->e, cap * sizeof *e);
-    if (!e)
-        return 0;
+    if (!e) return 0;
     cp->e = e;
     cp->cap = cap;
     return 1;
@@ -22,13 +20,10 @@ const char *cp_parse(cpool *cp, rd_t *r)
 {
     memset(cp, 0, sizeof *cp);
     uint32_t n = rd_u2(r);
-    if (r->err || n == 0)
-        return "truncated or empty constant pool";
+    if (r->err || n == 0) return "truncated or empty constant pool";
     /* Each entry takes at least 3 bytes, so a huge count on short input fails fast. */
-    if ((size_t)(n - 1) * 3 > r->len - r->pos)
-        return "constant pool count exceeds class size";
-    if (!cp_reserve(cp, n + 32))
-        return "out of memory";
+    if ((size_t)(n - 1) * 3 > r->len - r->pos) return "constant pool count exceeds class size";
+    if (!cp_reserve(cp, n + 32)) return "out of memory";
     memset(cp->e, 0, n * sizeof *cp->e);
     cp->n = cp->orig_n = n;
     for (uint32_t i = 1; i < n; i++) {
@@ -47,8 +42,7 @@ const char *cp_parse(cpool *cp, rd_t *r)
         case CP_DOUBLE:
             e->hi = rd_u4(r);
             e->lo = rd_u4(r);
-            if (++i >= n)
-                return "long/double entry at end of constant pool";
+            if (++i >= n) return "long/double entry at end of constant pool";
             break;
         case CP_CLASS:
         case CP_STRING:
@@ -73,8 +67,7 @@ const char *cp_parse(cpool *cp, rd_t *r)
         default:
             return "unknown constant pool tag";
         }
-        if (r->err)
-            return "truncated constant pool";
+        if (r->err) return "truncated constant pool";
     }
     return NULL;
 }
@@ -93,8 +86,7 @@ void cp_write(const cpool *cp, wr_t *w)
     wr_u2(w, cp->n);
     for (uint32_t i = 1; i < cp->n; i++) {
         const cp_ent *e = &cp->e[i];
-        if (e->tag == 0)
-            continue; /* second slot of a long/double */
+        if (e->tag == 0) continue; /* second slot of a long/double */
         wr_u1(w, e->tag);
         switch (e->tag) {
         case CP_UTF8:
@@ -132,16 +124,14 @@ void cp_write(const cpool *cp, wr_t *w)
 
 const cp_ent *cp_get(const cpool *cp, uint32_t idx, int tag)
 {
-    if (idx == 0 || idx >= cp->n || cp->e[idx].tag != tag)
-        return NULL;
+    if (idx == 0 || idx >= cp->n || cp->e[idx].tag != tag) return NULL;
     return &cp->e[idx];
 }
 
 char *cp_utf8_dup(const cpool *cp, uint32_t idx)
 {
     const cp_ent *e = cp_get(cp, idx, CP_UTF8);
-    if (!e)
-        return NULL;
+    if (!e) return NULL;
     char *s = malloc((size_t)e->slen + 1);
     if (s) {
         memcpy(s, e->s, e->slen);
@@ -161,8 +151,7 @@ const uint8_t *cp_class_name(const cpool *cp, uint32_t idx, uint16_t *len)
 {
     const cp_ent *c = cp_get(cp, idx, CP_CLASS);
     const cp_ent *u = c ? cp_get(cp, c->a, CP_UTF8) : NULL;
-    if (!u)
-        return NULL;
+    if (!u) return NULL;
     *len = u->slen;
     return u->s;
 }
@@ -183,10 +172,8 @@ static uint32_t find_added(const cpool *cp, const cp_ent *want)
 static uint32_t add(cpool *cp, const cp_ent *ent)
 {
     uint32_t i = find_added(cp, ent);
-    if (i)
-        return i;
-    if (cp->n >= 0xFFFF || !cp_reserve(cp, cp->n + 1))
-        return 0;
+    if (i) return i;
+    if (cp->n >= 0xFFFF || !cp_reserve(cp, cp->n + 1)) return 0;
     cp->e[cp->n] = *ent;
     return cp->n++;
 }
@@ -194,19 +181,15 @@ static uint32_t add(cpool *cp, const cp_ent *ent)
 uint32_t cp_add_utf8(cpool *cp, const char *s)
 {
     size_t n = strlen(s);
-    if (n > 0xFFFF)
-        return 0;
+    if (n > 0xFFFF) return 0;
     cp_ent e = {.tag = CP_UTF8, .s = (const uint8_t *)s, .slen = (uint16_t)n};
     uint32_t i = find_added(cp, &e);
-    if (i)
-        return i;
+    if (i) return i;
     char **owned = realloc(cp->owned, (cp->nowned + 1) * sizeof *owned);
-    if (!owned)
-        return 0;
+    if (!owned) return 0;
     cp->owned = owned;
     char *copy = malloc(n + 1);
-    if (!copy)
-        return 0;
+    if (!copy) return 0;
     memcpy(copy, s, n + 1);
     e.s = (const uint8_t *)copy;
     i = add(cp, &e);
@@ -236,8 +219,7 @@ uint32_t cp_add_methodref(cpool *cp, const char *cls, const char *name, const ch
     uint32_t c = cp_add_class(cp, cls);
     uint32_t n = cp_add_utf8(cp, name);
     uint32_t d = cp_add_utf8(cp, desc);
-    if (!c || !n || !d)
-        return 0;
+    if (!c || !n || !d) return 0;
     cp_ent nt = {.tag = CP_NAMEANDTYPE, .a = (uint16_t)n, .b = (uint16_t)d};
     uint32_t t = add(cp, &nt);
     cp_ent m = {.tag = CP_METHODREF, .a = (uint16_t)c, .b = (uint16_t)t};

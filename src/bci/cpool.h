@@ -6,17 +6,30 @@
 #include "buf.h"
 
 enum {
-    CP_UTF8 = 1, CP_INTEGER = 3, CP_FLOAT = 4, CP_LONG = 5, CP_DOUBLE = 6, CP_CLASS = 7,
-    CP_STRING = 8, CP_FIELDREF = 9, CP_METHODREF = 10, CP_IMETHODREF = 11,
-    CP_NAMEANDTYPE = 12, CP_METHODHANDLE = 15, CP_METHODTYPE = 16, CP_DYNAMIC = 17,
-    CP_INVOKEDYNAMIC = 18, CP_MODULE = 19, CP_PACKAGE = 20
+    CP_UTF8 = 1,
+    CP_INTEGER = 3,
+    CP_FLOAT = 4,
+    CP_LONG = 5,
+    CP_DOUBLE = 6,
+    CP_CLASS = 7,
+    CP_STRING = 8,
+    CP_FIELDREF = 9,
+    CP_METHODREF = 10,
+    CP_IMETHODREF = 11,
+    CP_NAMEANDTYPE = 12,
+    CP_METHODHANDLE = 15,
+    CP_METHODTYPE = 16,
+    CP_DYNAMIC = 17,
+    CP_INVOKEDYNAMIC = 18,
+    CP_MODULE = 19,
+    CP_PACKAGE = 20
 };
 
 typedef struct {
-    uint8_t tag;     /* 0: unusable slot (index 0, second half of long/double) */
-    uint8_t kind;    /* MethodHandle reference_kind */
-    uint16_t a, b;   /* index operands */
-    uint32_t hi, lo; /* Integer/Float: lo; Long/Double: hi, lo */
+    uint8_t tag;      /* 0: unusable slot (index 0, second half of long/double) */
+    uint8_t kind;     /* MethodHandle reference_kind */
+    uint16_t a, b;    /* index operands */
+    uint32_t hi, lo;  /* Integer/Float: lo; Long/Double: hi, lo */
     const uint8_t *s; /* Utf8 bytes (not NUL-terminated) */
     uint16_t slen;
 } cp_ent;

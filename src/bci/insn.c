@@ -24,17 +24,14 @@ static uint32_t switch_length(const uint8_t *code, uint32_t len, uint32_t pc)
     uint32_t p = (pc + 4) & ~3u; /* operands start 4-aligned */
     uint64_t end;
     int table = code[pc] == OP_TABLESWITCH;
-    if ((uint64_t)p + (table ? 12 : 8) > len)
-        return 0;
+    if ((uint64_t)p + (table ? 12 : 8) > len) return 0;
     if (table) {
         int32_t lo = (int32_t)be_u4(code + p + 4), hi = (int32_t)be_u4(code + p + 8);
-        if (hi < lo)
-            return 0;
+        if (hi < lo) return 0;
         end = (uint64_t)p + 12 + ((uint64_t)((int64_t)hi - lo) + 1) * 4;
     } else {
         int32_t n = (int32_t)be_u4(code + p + 4);
-        if (n < 0)
-            return 0;
+        if (n < 0) return 0;
         end = (uint64_t)p + 8 + (uint64_t)n * 8;
     }
     return end > len ? 0 : (uint32_t)(end - pc);
@@ -42,15 +39,12 @@ static uint32_t switch_length(const uint8_t *code, uint32_t len, uint32_t pc)
 
 uint32_t insn_length(const uint8_t *code, uint32_t len, uint32_t pc)
 {
-    if (pc >= len)
-        return 0;
+    if (pc >= len) return 0;
     uint8_t op = code[pc];
     uint32_t n;
-    if (op == OP_TABLESWITCH || op == OP_LOOKUPSWITCH)
-        return switch_length(code, len, pc);
+    if (op == OP_TABLESWITCH || op == OP_LOOKUPSWITCH) return switch_length(code, len, pc);
     if (op == OP_WIDE) {
-        if (pc + 1 >= len)
-            return 0;
+        if (pc + 1 >= len) return 0;
         uint8_t w = code[pc + 1];
         if (w == 0x84) /* iinc */
             n = 6;

@@ -5,12 +5,32 @@
 #include <stdint.h>
 
 enum {
-    OP_ICONST_M1 = 0x02, OP_BIPUSH = 0x10, OP_SIPUSH = 0x11, OP_LDC = 0x12, OP_LDC_W = 0x13,
-    OP_ALOAD_0 = 0x2a, OP_DUP = 0x59, OP_IFEQ = 0x99, OP_IF_ACMPNE = 0xa6, OP_GOTO = 0xa7,
-    OP_JSR = 0xa8, OP_TABLESWITCH = 0xaa, OP_LOOKUPSWITCH = 0xab, OP_IRETURN = 0xac,
-    OP_RETURN = 0xb1, OP_INVOKESPECIAL = 0xb7, OP_INVOKESTATIC = 0xb8, OP_NEW = 0xbb,
-    OP_NEWARRAY = 0xbc, OP_ANEWARRAY = 0xbd, OP_ATHROW = 0xbf, OP_WIDE = 0xc4,
-    OP_MULTIANEWARRAY = 0xc5, OP_IFNULL = 0xc6, OP_IFNONNULL = 0xc7, OP_GOTO_W = 0xc8,
+    OP_ICONST_M1 = 0x02,
+    OP_BIPUSH = 0x10,
+    OP_SIPUSH = 0x11,
+    OP_LDC = 0x12,
+    OP_LDC_W = 0x13,
+    OP_ALOAD_0 = 0x2a,
+    OP_DUP = 0x59,
+    OP_IFEQ = 0x99,
+    OP_IF_ACMPNE = 0xa6,
+    OP_GOTO = 0xa7,
+    OP_JSR = 0xa8,
+    OP_TABLESWITCH = 0xaa,
+    OP_LOOKUPSWITCH = 0xab,
+    OP_IRETURN = 0xac,
+    OP_RETURN = 0xb1,
+    OP_INVOKESPECIAL = 0xb7,
+    OP_INVOKESTATIC = 0xb8,
+    OP_NEW = 0xbb,
+    OP_NEWARRAY = 0xbc,
+    OP_ANEWARRAY = 0xbd,
+    OP_ATHROW = 0xbf,
+    OP_WIDE = 0xc4,
+    OP_MULTIANEWARRAY = 0xc5,
+    OP_IFNULL = 0xc6,
+    OP_IFNONNULL = 0xc7,
+    OP_GOTO_W = 0xc8,
     OP_JSR_W = 0xc9
 };
 
@@ -24,13 +44,15 @@ static inline int insn_is_branch16(uint8_t op)
     return (op >= OP_IFEQ && op <= OP_JSR) || op == OP_IFNULL || op == OP_IFNONNULL;
 }
 
-static inline int insn_is_return(uint8_t op) { return op >= OP_IRETURN && op <= OP_RETURN; }
+static inline int insn_is_return(uint8_t op)
+{
+    return op >= OP_IRETURN && op <= OP_RETURN;
+}
 
 /* Opcode of the opposite condition, for if* branches. */
 static inline uint8_t insn_invert(uint8_t op)
 {
-    if (op == OP_IFNULL || op == OP_IFNONNULL)
-        return op ^ 1;
+    if (op == OP_IFNULL || op == OP_IFNONNULL) return op ^ 1;
     return (uint8_t)(((op - OP_IFEQ) ^ 1) + OP_IFEQ);
 }
 

@@ -13,8 +13,7 @@ uint32_t rw_hook_ref(rw_ctx *x, int k)
                                   h->object_init_name};
     const char *desc[HK_COUNT] = {h->entry_desc, h->exit_desc, h->new_obj_desc, h->new_array_desc,
                                   h->object_init_desc};
-    if (!x->mref[k])
-        x->mref[k] = cp_add_methodref(&x->cf.cp, h->tracker_class, name[k], desc[k]);
+    if (!x->mref[k]) x->mref[k] = cp_add_methodref(&x->cf.cp, h->tracker_class, name[k], desc[k]);
     return x->mref[k];
 }
 
@@ -34,12 +33,10 @@ static const char *check_hooks(const struct bci_hooks *h)
                               {h->object_init_name, h->object_init_desc}};
     int any = 0;
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
-        if (pairs[i][0] && !pairs[i][1])
-            return "hook without descriptor";
+        if (pairs[i][0] && !pairs[i][1]) return "hook without descriptor";
         any |= pairs[i][0] != NULL;
     }
-    if (any && !h->tracker_class)
-        return "no tracker class";
+    if (any && !h->tracker_class) return "no tracker class";
     return any ? NULL : "no hooks enabled";
 }
 
@@ -54,14 +51,11 @@ static const char *rewrite_methods(rw_ctx *x, char *where, size_t where_len)
         cf_member *m = &cf->methods[i];
         const cf_attr *code = NULL;
         for (uint16_t k = 0; k < m->nattrs; k++) {
-            if (!cp_utf8_eq(&cf->cp, m->attrs[k].name, "Code"))
-                continue;
-            if (code)
-                return "duplicate Code attribute";
+            if (!cp_utf8_eq(&cf->cp, m->attrs[k].name, "Code")) continue;
+            if (code) return "duplicate Code attribute";
             code = &m->attrs[k];
         }
-        if (!code)
-            continue; /* native or abstract */
+        if (!code) continue; /* native or abstract */
         char *name = cp_utf8_dup(&cf->cp, m->name), *desc = cp_utf8_dup(&cf->cp, m->desc);
         if (!name || !desc) {
             free(name);
@@ -71,21 +65,18 @@ static const char *rewrite_methods(rw_ctx *x, char *where, size_t where_len)
         method_plan p = {.mnum = BCI_SKIP, .ctor = strcmp(name, "<init>") == 0};
         /* The VM registers objects for finalization only when their class's
          * finalize() is not a lone `return`; keep such methods intact. */
-        int empty_finalizer = !strcmp(name, "finalize") && !strcmp(desc, "()V") &&
-                              code->len >= 9 && be_u4(code->data + 4) == 1 &&
-                              code->data[8] == 0xb1;
+        int empty_finalizer = !strcmp(name, "finalize") && !strcmp(desc, "()V") && code->len >= 9 &&
+                              be_u4(code->data + 4) == 1 && code->data[8] == 0xb1;
         if (!x->force && !empty_finalizer) {
             const struct bci_hooks *h = x->h;
             p.mnum = h->method_number ? h->method_number(h->ctx, name, desc, m->access) : i;
             p.object_init = is_object && h->object_init_name && p.ctor && !strcmp(desc, "()V");
         }
         const char *err = code_rewrite(x, m, code, &p);
-        if (err)
-            snprintf(where, where_len, "%s%s", name, desc);
+        if (err) snprintf(where, where_len, "%s%s", name, desc);
         free(name);
         free(desc);
-        if (err)
-            return err;
+        if (err) return err;
     }
     return NULL;
 }
@@ -96,8 +87,7 @@ static int run(const uint8_t *cls, size_t len, const struct bci_hooks *h, int fo
     memset(res, 0, sizeof *res);
     rw_ctx x = {.h = h, .res = res, .force = force};
     const char *err = force ? NULL : check_hooks(h);
-    if (err)
-        return skip(res, err, NULL);
+    if (err) return skip(res, err, NULL);
     if ((err = cf_parse(&x.cf, cls, len))) {
         cf_free(&x.cf);
         return skip(res, err, NULL);
@@ -113,15 +103,13 @@ static int run(const uint8_t *cls, size_t len, const struct bci_hooks *h, int fo
     int changed = 0;
     for (uint16_t i = 0; i < x.cf.nmethods; i++)
         changed |= x.cf.methods[i].new_code != NULL;
-    if (!err && !changed && !force)
-        err = "nothing to inject";
+    if (!err && !changed && !force) err = "nothing to inject";
     wr_t w;
     /* Code grows at most to 64 KiB per method; the pool by a few entries. */
     wr_init(&w, len + (size_t)x.cf.nmethods * 300000u + 65536u);
     if (!err) {
         cf_write(&x.cf, &w);
-        if (w.err)
-            err = "output too large";
+        if (w.err) err = "output too large";
     }
     cf_free(&x.cf);
     if (err) {
@@ -156,8 +144,7 @@ int bci_class_name(const uint8_t *cls, size_t len, char *buf, size_t cap)
 {
     rd_t r;
     rd_init(&r, cls, len);
-    if (rd_u4(&r) != 0xCAFEBABE)
-        return -1;
+    if (rd_u4(&r) != 0xCAFEBABE) return -1;
     rd_u4(&r); /* version */
     cpool cp;
     const char *err = cp_parse(&cp, &r);

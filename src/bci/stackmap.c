@@ -9,10 +9,8 @@
 static int skip_vtype(rd_t *r)
 {
     uint32_t tag = rd_u1(r);
-    if (tag > VT_UNINIT)
-        return -1;
-    if (tag >= VT_OBJECT)
-        rd_u2(r);
+    if (tag > VT_UNINIT) return -1;
+    if (tag >= VT_OBJECT) rd_u2(r);
     return r->err ? -1 : (int)tag;
 }
 
@@ -21,11 +19,9 @@ static int read_vtypes(rd_t *r, uint32_t k, uint8_t *locals, uint32_t *nl)
 {
     for (uint32_t i = 0; i < k; i++) {
         int tag = skip_vtype(r);
-        if (tag < 0)
-            return 0;
+        if (tag < 0) return 0;
         if (locals) {
-            if (*nl >= MAX_LOCALS)
-                return 0;
+            if (*nl >= MAX_LOCALS) return 0;
             locals[(*nl)++] = (uint8_t)tag;
         }
     }
@@ -39,8 +35,7 @@ const char *smt_parse(smt_table *t, const uint8_t *data, uint32_t len, uint32_t 
     rd_t r;
     rd_init(&r, data, len);
     uint32_t n = rd_u2(&r);
-    if (r.err || (size_t)n > len)
-        return "bad StackMapTable count";
+    if (r.err || (size_t)n > len) return "bad StackMapTable count";
     t->f = calloc(n ? n : 1, sizeof *t->f);
     uint8_t *locals = malloc(MAX_LOCALS);
     if (!t->f || !locals) {
@@ -98,8 +93,7 @@ const char *smt_parse(smt_table *t, const uint8_t *data, uint32_t len, uint32_t 
         t->n = i + 1;
     }
     free(locals);
-    if (!err && r.pos != len)
-        err = "StackMapTable length mismatch";
+    if (!err && r.pos != len) err = "StackMapTable length mismatch";
     return err;
 }
 
@@ -119,8 +113,7 @@ static int copy_vtypes(rd_t *r, wr_t *w, uint32_t k, const int32_t *insn, uint32
             wr_u2(w, rd_u2(r));
         else if (tag == VT_UNINIT) {
             uint32_t pc = rd_u2(r);
-            if (pc >= code_len || insn[pc] < 0)
-                return 0;
+            if (pc >= code_len || insn[pc] < 0) return 0;
             wr_u2(w, (uint32_t)insn[pc]);
         }
     }
@@ -134,8 +127,7 @@ const char *smt_write(const smt_table *t, const int32_t *label, const int32_t *i
     int64_t prev = -1;
     for (uint32_t i = 0; i < t->n; i++) {
         const smt_frame *f = &t->f[i];
-        if (label[f->offset] < 0)
-            return "StackMapTable frame not at an instruction";
+        if (label[f->offset] < 0) return "StackMapTable frame not at an instruction";
         uint32_t delta = (uint32_t)(label[f->offset] - prev - 1);
         prev = label[f->offset];
         uint8_t type = f->type;
@@ -168,8 +160,7 @@ const char *smt_write(const smt_table *t, const int32_t *label, const int32_t *i
             wr_u2(w, k);
             ok = ok && copy_vtypes(&r, w, k, insn, code_len);
         }
-        if (!ok)
-            return "bad Uninitialized offset in StackMapTable";
+        if (!ok) return "bad Uninitialized offset in StackMapTable";
     }
     if (handler_pc) {
         wr_u1(w, 255);
@@ -182,8 +173,8 @@ const char *smt_write(const smt_table *t, const int32_t *label, const int32_t *i
     return w->err ? "output too large" : NULL;
 }
 
-const char *smap_write(const uint8_t *data, uint32_t len, const int32_t *label,
-                       const int32_t *insn, uint32_t code_len, wr_t *w)
+const char *smap_write(const uint8_t *data, uint32_t len, const int32_t *label, const int32_t *insn,
+                       uint32_t code_len, wr_t *w)
 {
     rd_t r;
     rd_init(&r, data, len);
@@ -191,14 +182,12 @@ const char *smap_write(const uint8_t *data, uint32_t len, const int32_t *label,
     wr_u2(w, n);
     for (uint32_t i = 0; i < n && !r.err; i++) {
         uint32_t pc = rd_u2(&r);
-        if (r.err || pc >= code_len || label[pc] < 0)
-            return "StackMap frame not at an instruction";
+        if (r.err || pc >= code_len || label[pc] < 0) return "StackMap frame not at an instruction";
         wr_u2(w, (uint32_t)label[pc]);
         for (int part = 0; part < 2; part++) {
             uint32_t k = rd_u2(&r);
             wr_u2(w, k);
-            if (!copy_vtypes(&r, w, k, insn, code_len))
-                return "malformed StackMap";
+            if (!copy_vtypes(&r, w, k, insn, code_len)) return "malformed StackMap";
         }
     }
     return r.err || r.pos != len ? "malformed StackMap" : NULL;

@@ -37,7 +37,7 @@ const char *smt_write(const smt_table *t, const int32_t *label, const int32_t *i
 
 /* Relocates a CLDC-style StackMap attribute body (u2 count, then full frames
  * with absolute u2 offsets), as found in some pre-Java 6 class files. */
-const char *smap_write(const uint8_t *data, uint32_t len, const int32_t *label,
-                       const int32_t *insn, uint32_t code_len, wr_t *w);
+const char *smap_write(const uint8_t *data, uint32_t len, const int32_t *label, const int32_t *insn,
+                       uint32_t code_len, wr_t *w);
 
 #endif

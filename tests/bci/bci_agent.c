@@ -16,17 +16,14 @@
 static atomic_int seen, rewritten, unchanged, failed, class_counter;
 static int catch_all = 1, quiet;
 
-static void JNICALL on_load_hook(jvmtiEnv *jvmti, JNIEnv *jni, jclass redefined,
-                                 jobject loader, const char *name, jobject pd, jint len,
-                                 const unsigned char *data, jint *new_len,
-                                 unsigned char **new_data)
+static void JNICALL on_load_hook(jvmtiEnv *jvmti, JNIEnv *jni, jclass redefined, jobject loader,
+                                 const char *name, jobject pd, jint len, const unsigned char *data,
+                                 jint *new_len, unsigned char **new_data)
 {
     (void)jni, (void)redefined, (void)loader, (void)pd;
     char buf[512];
-    if (!name && bci_class_name(data, (size_t)len, buf, sizeof buf) >= 0)
-        name = buf;
-    if (name && strncmp(name, "hprofbci/", 9) == 0)
-        return;
+    if (!name && bci_class_name(data, (size_t)len, buf, sizeof buf) >= 0) name = buf;
+    if (name && strncmp(name, "hprofbci/", 9) == 0) return;
     atomic_fetch_add(&seen, 1);
     struct tracker_numbers nums = {.cls = atomic_fetch_add(&class_counter, 1)};
     struct bci_hooks h = tracker_hooks(&nums);
@@ -80,12 +77,9 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 {
     (void)reserved;
     jvmtiEnv *jvmti;
-    if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_11) != JNI_OK)
-        return JNI_ERR;
-    if (options && strstr(options, "nocatch"))
-        catch_all = 0;
-    if (options && strstr(options, "quiet"))
-        quiet = 1;
+    if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_11) != JNI_OK) return JNI_ERR;
+    if (options && strstr(options, "nocatch")) catch_all = 0;
+    if (options && strstr(options, "quiet")) quiet = 1;
     jvmtiCapabilities caps = {0};
     caps.can_generate_all_class_hook_events = 1;
     caps.can_generate_early_class_hook_events = 1;

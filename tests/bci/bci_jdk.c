@@ -40,11 +40,9 @@ static int collect(const char *path, const struct stat *st, int flag, struct FTW
 {
     (void)ftw;
     size_t n = strlen(path);
-    if (flag != FTW_F || n < 6 || strcmp(path + n - 6, ".class"))
-        return 0;
+    if (flag != FTW_F || n < 6 || strcmp(path + n - 6, ".class")) return 0;
     FILE *f = fopen(path, "rb");
-    if (!f)
-        return 0;
+    if (!f) return 0;
     uint8_t *data = malloc(st->st_size ? (size_t)st->st_size : 1);
     add_class(strdup(path), data, fread(data, 1, (size_t)st->st_size, f));
     fclose(f);
@@ -141,8 +139,7 @@ int main(int argc, char **argv)
                 changed++;
                 methods += r.methods;
                 sites += r.sites;
-                if (argc > 3 && !strcmp(mode, "check"))
-                    write_out(argv[3], root, c, r.data, r.len);
+                if (argc > 3 && !strcmp(mode, "check")) write_out(argv[3], root, c, r.data, r.len);
             } else {
                 if (rep == 0 && !strcmp(r.reason, "nothing to inject"))
                     nocode++;
@@ -160,8 +157,8 @@ int main(int argc, char **argv)
            "%zu methods, %zu allocation sites\n",
            nclasses, bytes / 1e6, changed / reps, nocode, bad, methods / reps, sites / reps);
     if (!strcmp(mode, "bench"))
-        printf("throughput: %.0f classes/s, %.1f MB/s (%d reps, %.2f s)\n",
-               nclasses * reps / dt, bytes * (double)reps / 1e6 / dt, reps, dt);
+        printf("throughput: %.0f classes/s, %.1f MB/s (%d reps, %.2f s)\n", nclasses * reps / dt,
+               bytes * (double)reps / 1e6 / dt, reps, dt);
     for (size_t i = 0; i < nclasses; i++) {
         free(classes[i].path);
         free(classes[i].data);

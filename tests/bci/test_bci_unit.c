@@ -14,12 +14,17 @@
 
 static const struct bci_hooks all_hooks = {
     .tracker_class = "T",
-    .entry_name = "en", .entry_desc = "(II)V",
-    .exit_name = "ex", .exit_desc = "(II)V",
+    .entry_name = "en",
+    .entry_desc = "(II)V",
+    .exit_name = "ex",
+    .exit_desc = "(II)V",
     .exit_catch_all = 1,
-    .new_obj_name = "nw", .new_obj_desc = "(I)V",
-    .new_array_name = "na", .new_array_desc = "(Ljava/lang/Object;I)V",
-    .object_init_name = "oi", .object_init_desc = "(Ljava/lang/Object;)V",
+    .new_obj_name = "nw",
+    .new_obj_desc = "(I)V",
+    .new_array_name = "na",
+    .new_array_desc = "(Ljava/lang/Object;I)V",
+    .object_init_name = "oi",
+    .object_init_desc = "(Ljava/lang/Object;)V",
     .class_number = 7,
 };
 
@@ -67,8 +72,7 @@ static uint8_t *one_method(uint16_t major, const cg_method *m, size_t *len)
 }
 
 /* Rewrites, checks the output re-parses and round-trips identically. */
-static int rewrite(const uint8_t *cls, size_t len, const struct bci_hooks *h,
-                   struct bci_result *r)
+static int rewrite(const uint8_t *cls, size_t len, const struct bci_hooks *h, struct bci_result *r)
 {
     int ok = bci_rewrite(cls, len, h, r);
     if (ok) {
@@ -102,8 +106,8 @@ static void test_entry_exit_static(void **state)
 {
     (void)state;
     uint8_t code[] = {0x04, 0xac}; /* iconst_1; ireturn */
-    cg_method m = {.access = 9, .name = "m", .desc = "()I", .max_stack = 1, .code = code,
-                   .code_len = 2};
+    cg_method m = {
+        .access = 9, .name = "m", .desc = "()I", .max_stack = 1, .code = code, .code_len = 2};
     size_t len;
     uint8_t *cls = one_method(52, &m, &len);
     struct bci_result r;
@@ -135,8 +139,14 @@ static void test_branch_to_zero_skips_entry(void **state)
     /* 0: iinc 0 1; 3: goto 0 -- frame at 0 (same_frame, delta 0) */
     uint8_t code[] = {0x84, 0, 1, 0xa7, 0xff, 0xfd};
     uint8_t smt[] = {0, 1, 0};
-    cg_method m = {.access = 9, .name = "m", .desc = "(I)V", .max_locals = 1, .code = code,
-                   .code_len = sizeof code, .smt = smt, .smt_len = sizeof smt};
+    cg_method m = {.access = 9,
+                   .name = "m",
+                   .desc = "(I)V",
+                   .max_locals = 1,
+                   .code = code,
+                   .code_len = sizeof code,
+                   .smt = smt,
+                   .smt_len = sizeof smt};
     size_t len;
     uint8_t *cls = one_method(52, &m, &len);
     struct bci_hooks h = all_hooks;
@@ -175,14 +185,18 @@ static void test_allocation_sites(void **state)
     uint16_t obj = cg_class(g, "java/lang/Object"), str = cg_class(g, "java/lang/String");
     uint16_t arr = cg_class(g, "[[I"), init = cg_methodref(g, "java/lang/Object", "<init>", "()V");
     uint8_t code[] = {
-        0xbb, obj >> 8, obj & 255,        /* 0: new Object */
-        0x59, 0xb7, init >> 8, init & 255, /* 3: dup; invokespecial */
-        0x57,                              /* 7: pop */
-        0x04, 0xbc, 10, 0x57,              /* 8: iconst_1; newarray int; pop */
-        0x04, 0xbd, str >> 8, str & 255, 0x57, /* 12: iconst_1; anewarray String; pop */
-        0x04, 0x04, 0xc5, arr >> 8, arr & 255, 2, 0x57, /* 17: multianewarray [[I 2 */
+        0xbb, obj >> 8, obj & 255,                   /* 0: new Object */
+        0x59, 0xb7,     init >> 8, init & 255,       /* 3: dup; invokespecial */
+        0x57,                                        /* 7: pop */
+        0x04, 0xbc,     10,        0x57,             /* 8: iconst_1; newarray int; pop */
+        0x04, 0xbd,     str >> 8,  str & 255,  0x57, /* 12: iconst_1; anewarray String; pop */
+        0x04, 0x04,     0xc5,      arr >> 8,   arr & 255, 2, 0x57, /* 17: multianewarray [[I 2 */
         0xb1};
-    cg_method m = {.access = 9, .name = "m", .desc = "()V", .max_stack = 2, .code = code,
+    cg_method m = {.access = 9,
+                   .name = "m",
+                   .desc = "()V",
+                   .max_stack = 2,
+                   .code = code,
                    .code_len = sizeof code};
     cg_add_method(g, &m);
     size_t len;
@@ -234,8 +248,9 @@ static void test_untouched_methods(void **state)
     classgen *g = cg_new(52, "C", "java/lang/Object");
     cg_add_method(g, &(cg_method){.access = 0x0101, .name = "n", .desc = "()V"}); /* native */
     cg_add_method(g, &(cg_method){.access = 0x0401, .name = "a", .desc = "()V"}); /* abstract */
-    cg_add_method(g, &(cg_method){.access = 4, .name = "finalize", .desc = "()V", .code = ret,
-                                  .code_len = 1});
+    cg_add_method(
+        g,
+        &(cg_method){.access = 4, .name = "finalize", .desc = "()V", .code = ret, .code_len = 1});
     size_t len;
     uint8_t *cls = cg_finish(g, &len);
     int calls = 0;
@@ -248,8 +263,9 @@ static void test_untouched_methods(void **state)
     assert_int_equal(calls, 0);
     free(cls);
 
-    cls = one_method(52, &(cg_method){.access = 9, .name = "m", .desc = "()V", .code = ret,
-                                      .code_len = 1}, &len);
+    cls = one_method(
+        52, &(cg_method){.access = 9, .name = "m", .desc = "()V", .code = ret, .code_len = 1},
+        &len);
     h.method_number = skip_all;
     assert_int_equal(rewrite(cls, len, &h, &r), 0);
     assert_string_equal(r.reason, "nothing to inject");
@@ -263,10 +279,15 @@ static void test_constructor_catch_starts_after_super(void **state)
     uint16_t init = cg_methodref(g, "java/lang/Object", "<init>", "()V");
     uint16_t obj = cg_class(g, "java/lang/Object");
     /* new Object; dup; invokespecial; pop (an argument); aload_0; invokespecial; return */
-    uint8_t code[] = {0xbb, obj >> 8, obj & 255, 0x59, 0xb7, init >> 8, init & 255, 0x57,
-                      0x2a, 0xb7, init >> 8, init & 255, 0xb1};
-    cg_add_method(g, &(cg_method){.access = 1, .name = "<init>", .desc = "()V", .max_stack = 2,
-                                  .max_locals = 1, .code = code, .code_len = sizeof code});
+    uint8_t code[] = {0xbb, obj >> 8, obj & 255, 0x59,      0xb7,       init >> 8, init & 255,
+                      0x57, 0x2a,     0xb7,      init >> 8, init & 255, 0xb1};
+    cg_add_method(g, &(cg_method){.access = 1,
+                                  .name = "<init>",
+                                  .desc = "()V",
+                                  .max_stack = 2,
+                                  .max_locals = 1,
+                                  .code = code,
+                                  .code_len = sizeof code});
     size_t len;
     uint8_t *cls = cg_finish(g, &len);
     struct bci_hooks h = all_hooks;
@@ -291,11 +312,16 @@ static void test_object_init(void **state)
     (void)state;
     uint8_t ret[] = {0xb1};
     classgen *g = cg_new(52, "java/lang/Object", NULL);
-    cg_add_method(g, &(cg_method){.access = 1, .name = "<init>", .desc = "()V", .max_locals = 1,
-                                  .code = ret, .code_len = 1});
+    cg_add_method(g, &(cg_method){.access = 1,
+                                  .name = "<init>",
+                                  .desc = "()V",
+                                  .max_locals = 1,
+                                  .code = ret,
+                                  .code_len = 1});
     size_t len;
     uint8_t *cls = cg_finish(g, &len);
-    struct bci_hooks h = {.tracker_class = "T", .object_init_name = "oi",
+    struct bci_hooks h = {.tracker_class = "T",
+                          .object_init_name = "oi",
                           .object_init_desc = "(Ljava/lang/Object;)V"};
     struct bci_result r;
     assert_int_equal(rewrite(cls, len, &h, &r), 1);
@@ -333,16 +359,21 @@ static uint8_t *far_branch(uint16_t major, int conditional, size_t *len)
         code[k++] = 0x57;
     }
     code[k++] = 0xb1;
-    return one_method(major, &(cg_method){.access = 9, .name = "m", .desc = "()V",
-                                          .max_stack = 1, .code = code, .code_len = (uint32_t)k},
+    return one_method(major,
+                      &(cg_method){.access = 9,
+                                   .name = "m",
+                                   .desc = "()V",
+                                   .max_stack = 1,
+                                   .code = code,
+                                   .code_len = (uint32_t)k},
                       len);
 }
 
 static void test_branch_widening(void **state)
 {
     (void)state;
-    struct bci_hooks h = {.tracker_class = "T", .new_array_name = "na",
-                          .new_array_desc = "(Ljava/lang/Object;I)V"};
+    struct bci_hooks h = {
+        .tracker_class = "T", .new_array_name = "na", .new_array_desc = "(Ljava/lang/Object;I)V"};
     struct bci_result r;
     size_t len;
     code_t c;
@@ -372,11 +403,18 @@ static void test_branch_widening(void **state)
 /* static void m(int): tableswitch at 1 (2 pad bytes), returns at 24 and 25 */
 static uint8_t *switch_class(size_t *len)
 {
-    static const uint8_t code[] = {0x1a, 0xaa, 0, 0, 0, 0, 0, 23, 0, 0, 0, 0, 0, 0,
-                                   0,    1,    0, 0, 0, 24, 0, 0, 0, 23, 0xb1, 0xb1};
+    static const uint8_t code[] = {0x1a, 0xaa, 0, 0, 0, 0, 0,  23, 0, 0, 0,  0,    0,
+                                   0,    0,    1, 0, 0, 0, 24, 0,  0, 0, 23, 0xb1, 0xb1};
     static const uint8_t smt[] = {0, 2, 24, 0};
-    cg_method m = {.access = 9, .name = "m", .desc = "(I)V", .max_stack = 1, .max_locals = 1,
-                   .code = code, .code_len = sizeof code, .smt = smt, .smt_len = sizeof smt};
+    cg_method m = {.access = 9,
+                   .name = "m",
+                   .desc = "(I)V",
+                   .max_stack = 1,
+                   .max_locals = 1,
+                   .code = code,
+                   .code_len = sizeof code,
+                   .smt = smt,
+                   .smt_len = sizeof smt};
     return one_method(52, &m, len);
 }
 
@@ -414,8 +452,8 @@ static void test_limits(void **state)
     /* constant pool nearly full: the hooks' entries cannot be added */
     classgen *g = cg_new(52, "C", "java/lang/Object");
     cg_fill(g, 65520);
-    cg_add_method(g, &(cg_method){.access = 9, .name = "m", .desc = "()V", .code = ret,
-                                  .code_len = 1});
+    cg_add_method(
+        g, &(cg_method){.access = 9, .name = "m", .desc = "()V", .code = ret, .code_len = 1});
     uint8_t *cls = cg_finish(g, &len);
     assert_int_equal(rewrite(cls, len, &all_hooks, &r), 0);
     assert_non_null(strstr(r.reason, "constant pool overflow"));
@@ -425,16 +463,19 @@ static void test_limits(void **state)
     static uint8_t big[65535];
     memset(big, 0, sizeof big);
     big[sizeof big - 1] = 0xb1;
-    cls = one_method(52, &(cg_method){.access = 9, .name = "m", .desc = "()V",
-                                      .code = big, .code_len = sizeof big}, &len);
+    cls = one_method(
+        52,
+        &(cg_method){.access = 9, .name = "m", .desc = "()V", .code = big, .code_len = sizeof big},
+        &len);
     assert_int_equal(rewrite(cls, len, &all_hooks, &r), 0);
     assert_non_null(strstr(r.reason, "code too large"));
     free(cls);
 
     /* versions outside 45..69 */
     for (uint16_t v = 44; v <= 70; v += 26) {
-        cls = one_method(v, &(cg_method){.access = 9, .name = "m", .desc = "()V", .code = ret,
-                                         .code_len = 1}, &len);
+        cls = one_method(
+            v, &(cg_method){.access = 9, .name = "m", .desc = "()V", .code = ret, .code_len = 1},
+            &len);
         assert_int_equal(rewrite(cls, len, &all_hooks, &r), 0);
         assert_string_equal(r.reason, "unsupported class file version");
         free(cls);
@@ -447,8 +488,9 @@ static void test_bad_hooks_and_tracker(void **state)
     uint8_t ret[] = {0xb1};
     size_t len;
     struct bci_result r;
-    uint8_t *cls = one_method(52, &(cg_method){.access = 9, .name = "m", .desc = "()V",
-                                               .code = ret, .code_len = 1}, &len);
+    uint8_t *cls = one_method(
+        52, &(cg_method){.access = 9, .name = "m", .desc = "()V", .code = ret, .code_len = 1},
+        &len);
     struct bci_hooks h = all_hooks;
     h.exit_desc = NULL;
     assert_int_equal(bci_rewrite(cls, len, &h, &r), 0);
@@ -480,8 +522,7 @@ static void test_malformed_inputs(void **state)
         for (int v = 0; v < 256; v += 51) {
             memcpy(mut, cls, len);
             mut[i] = (uint8_t)v;
-            if (rewrite(mut, len, &all_hooks, &r))
-                bci_free(&r);
+            if (rewrite(mut, len, &all_hooks, &r)) bci_free(&r);
         }
     free(mut);
     free(cls);

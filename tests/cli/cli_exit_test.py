@@ -8,7 +8,7 @@ import sys
 
 hprof, corpus, work = sys.argv[1:4]
 os.makedirs(work, exist_ok=True)
-good = os.path.join(corpus, "fixture-id8-seg1-two1.hprof")
+good = os.path.join(corpus, "fixture-id8-seg1-two1.bin")
 failures = []
 
 

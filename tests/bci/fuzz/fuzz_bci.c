@@ -24,10 +24,8 @@ static int site(void *ctx, const struct bci_site *s)
 static void check_output(const struct bci_result *r)
 {
     struct bci_result again;
-    if (!bci_roundtrip(r->data, r->len, &again))
-        abort();
-    if (again.len != r->len || memcmp(again.data, r->data, r->len) != 0)
-        abort();
+    if (!bci_roundtrip(r->data, r->len, &again)) abort();
+    if (again.len != r->len || memcmp(again.data, r->data, r->len) != 0) abort();
     bci_free(&again);
 }
 
@@ -38,28 +36,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
     struct bci_result r;
     int well_formed = bci_roundtrip(data, len, &r);
     if (well_formed) {
-        if (r.len != len || memcmp(r.data, data, len) != 0)
-            abort();
+        if (r.len != len || memcmp(r.data, data, len) != 0) abort();
         bci_free(&r);
     }
     for (int variant = 0; variant < 2; variant++) {
         int counter = 0;
         struct bci_hooks h = {
             .tracker_class = "hprof/Tracker",
-            .entry_name = "entry", .entry_desc = "(II)V",
-            .exit_name = "exit", .exit_desc = "(II)V",
+            .entry_name = "entry",
+            .entry_desc = "(II)V",
+            .exit_name = "exit",
+            .exit_desc = "(II)V",
             .exit_catch_all = variant,
-            .new_obj_name = "onNew", .new_obj_desc = "(I)V",
-            .new_array_name = "onArray", .new_array_desc = "(Ljava/lang/Object;I)V",
-            .object_init_name = "objectInit", .object_init_desc = "(Ljava/lang/Object;)V",
+            .new_obj_name = "onNew",
+            .new_obj_desc = "(I)V",
+            .new_array_name = "onArray",
+            .new_array_desc = "(Ljava/lang/Object;I)V",
+            .object_init_name = "objectInit",
+            .object_init_desc = "(Ljava/lang/Object;)V",
             .class_number = variant ? 0x123456 : 3,
             .method_number = variant ? number : NULL,
             .site_number = variant ? site : NULL,
             .ctx = &counter,
         };
         if (bci_rewrite(data, len, &h, &r)) {
-            if (well_formed)
-                check_output(&r);
+            if (well_formed) check_output(&r);
             bci_free(&r);
         }
     }

@@ -17,18 +17,15 @@ static int replay(const char *dir)
     }
     int n = 0;
     for (struct dirent *e; (e = readdir(d));) {
-        if (e->d_name[0] == '.')
-            continue;
+        if (e->d_name[0] == '.') continue;
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         FILE *f = fopen(path, "rb");
-        if (!f)
-            continue;
+        if (!f) continue;
         uint8_t *buf = NULL;
         size_t len = 0, cap = 0, got;
         do {
-            if (len == cap)
-                buf = realloc(buf, cap = cap ? cap * 2 : 65536);
+            if (len == cap) buf = realloc(buf, cap = cap ? cap * 2 : 65536);
             got = fread(buf + len, 1, cap - len, f);
             len += got;
         } while (got > 0);
@@ -46,8 +43,7 @@ int main(int argc, char **argv)
     int total = 0;
     for (int i = 1; i < argc; i++) {
         int n = replay(argv[i]);
-        if (n < 0)
-            return 1;
+        if (n < 0) return 1;
         total += n;
     }
     printf("replayed %d inputs\n", total);
