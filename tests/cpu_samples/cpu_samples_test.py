@@ -29,8 +29,9 @@ def cpu_sections(path):
         text = f.read()
     # A method whose class was unloaded before the agent could name it is
     # written as <Unknown Class>.<Unknown Method>; the shared parser's frame
-    # pattern has no room for the space in it.
-    text = text.replace("\t<Unknown Class>.", "\t<Unknown_Class>.")
+    # pattern has no room for the spaces in it.
+    text = text.replace("\t<Unknown Class>.<Unknown Method>(",
+                        "\t<Unknown_Class>.<Unknown_Method>(")
     prof = ht.AsciiProfile(text)  # whole-file grammar
     lines = text.split("\n")
     trace_line = {int(m.group(1)): i for i, l in enumerate(lines)
@@ -61,7 +62,8 @@ def cpu_sections(path):
                 f"trace {trace} not written before its CPU SAMPLES table"
             frames = prof.traces[trace][1]
             top = f"{frames[0][0]}.{frames[0][1]}" if frames else "<empty trace>"
-            top = top.replace("<Unknown_Class>", "<Unknown Class>")
+            top = top.replace("<Unknown_Class>", "<Unknown Class>").replace(
+                "<Unknown_Method>", "<Unknown Method>")
             assert method == top, f"row method {method!r}, trace top {top!r}"
             rows.append((count, trace, method))
         counts = [c for c, _, _ in rows]
@@ -135,6 +137,17 @@ class CpuSamplesTest(unittest.TestCase):
         print(f"{on_it} of {total} samples in finalize() on the Finalizer thread")
         self.assertGreater(on_it, 25)  # 500 ms of CPU at 10 ms
 
+    def test_survives_thread_churn(self):
+        out, p = self.run_java("churn.txt", "thread=y,cutoff=0,interval=1", ["CpuChurn", "800"])
+        self.assertIn("churned 800", p.stdout)
+        prof, sections = cpu_sections(out)
+        total, rows = sections[0]
+        names = {s: n for _, s, n, _ in prof.thread_starts}
+        sampled = {prof.traces[t][0] for c, t, _ in rows
+                   if names.get(prof.traces[t][0], "").startswith("churn-")}
+        print(f"{len(sampled)} of 800 short-lived threads sampled, {total} samples")
+        self.assertGreater(len(sampled), 50)
+
     def test_binary_record(self):
         out, _ = self.run_java("ratio.hprof", "format=b,cutoff=0", ["CpuRatio", "6"])
         prof = ht.read_binary(out)
@@ -185,7 +198,7 @@ class CpuSamplesTest(unittest.TestCase):
 
     def test_counts_reset_after_each_dump(self):
         out = os.path.join(self.env.work, "phases.txt")
-        p = ht.start_java(self.env, f"cpu=samples,file={out},cutoff=0", ["CpuPhases", "800"])
+        p = ht.start_java(self.env, f"cpu=samples,file={out},cutoff=0", ["CpuPhases", "500"])
         try:
             ht.wait_for_line(p.stdout, "phase1 done", timeout=120)
             p.send_signal(signal.SIGQUIT)

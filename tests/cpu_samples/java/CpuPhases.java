@@ -1,5 +1,7 @@
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 
 /* Phase 1 runs only heavy(), then waits for a line on stdin (the driver
  * requests a dump meanwhile); phase 2 runs only light(). With counts reset
@@ -17,9 +19,11 @@ public class CpuPhases {
 
     static void light() { sink += unit(1_000_000); }
 
+    /* Runs for `ms` of this thread's CPU time, however busy the machine is. */
     static void run(boolean first, long ms) {
-        long end = System.nanoTime() + ms * 1_000_000L;
-        while (System.nanoTime() < end) {
+        ThreadMXBean bean = ManagementFactory.getThreadMXBean();
+        long end = bean.getCurrentThreadCpuTime() + ms * 1_000_000L;
+        while (bean.getCurrentThreadCpuTime() < end) {
             if (first) heavy(); else light();
         }
     }

@@ -138,13 +138,12 @@ static void reset(void)
 
 static void vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
 {
-    (void)jvmti;
-    (void)jni;
     if (!sampling_wanted()) return;
-    /* Stop the signals first; the final dump drains what is queued. */
+    /* No signal after this, no drain thread: the final dump sees all samples. */
     hp_timers_stop_all();
     hp_sampler_uninstall();
     hp_drain_thread_stop();
+    hp_drain_now(jvmti, jni);
     hp_drain_report_losses();
 }
 
