@@ -175,11 +175,26 @@ static void thread_names(void **state)
     hb_utf8(&b, 54, "java/lang/String");
     hb_load_class(&b, 1, 0x9000, 0, 53);
     hb_load_class(&b, 2, 0x9010, 0, 54);
+    hb_load_class(&b, 3, 0x9020, 0, 54);
     size_t r = hb_begin(&b, 0x1C);
     hb_class_dump(&b, 0x9000, 0, 8, 1, thread_fields, thread_types);
     hb_class_dump(&b, 0x9010, 0, 9, 2, string_fields, string_types);
     named_thread(&b, 0xA000, 1, 0, "worker", 6);
     named_thread(&b, 0xB000, 2, 1, "\xA9\x03", 2); /* U+03A9 in UTF-16LE */
+    /* JDK 8: String has no coder and its value is a char[] (big-endian in HPROF). */
+    hb_class_dump(&b, 0x9020, 0, 8, 1, string_fields, string_types);
+    hb_u1(&b, 0x08);
+    hb_id(&b, 0xC000);
+    hb_u4(&b, 3);
+    hb_u4(&b, 0);
+    hb_instance(&b, 0xC000, 0, 0x9000, (const uint8_t[]){0, 0, 0, 0, 0, 0, 0xC0, 0x01}, 8);
+    hb_instance(&b, 0xC001, 0, 0x9020, (const uint8_t[]){0, 0, 0, 0, 0, 0, 0xC0, 0x02}, 8);
+    hb_u1(&b, 0x23);
+    hb_id(&b, 0xC002);
+    hb_u4(&b, 0);
+    hb_u4(&b, 2);
+    hb_u1(&b, 5);
+    hb_bytes(&b, "\0G\0C", 4);
     hb_end(&b, r);
     hb_end(&b, hb_begin(&b, 0x2C));
     hp_opts o = run_opts();
@@ -190,7 +205,8 @@ static void thread_names(void **state)
     run_result t = run_cmd(hp_cmd_threads, &b, &o);
     assert_string_equal(t.out,
                         "THREAD OBJ a000 (id = 1, trace = 0, name=\"worker\", heap dump 1)\n"
-                        "THREAD OBJ b000 (id = 2, trace = 0, name=\"\xCE\xA9\", heap dump 1)\n");
+                        "THREAD OBJ b000 (id = 2, trace = 0, name=\"\xCE\xA9\", heap dump 1)\n"
+                        "THREAD OBJ c000 (id = 3, trace = 0, name=\"GC\", heap dump 1)\n");
     run_free(&t);
     hb_free(&b);
 }
