@@ -394,12 +394,17 @@ static void emit_code(mctx *m, wr_t *w)
     wr_bytes(w, m->inj.p + m->handler, m->handler_len);
 }
 
-/* Smallest instruction boundary >= pc, as a new offset. */
-static int32_t label_ceil(const mctx *m, uint32_t pc)
+/* New offset of pc in a local-variable range: an instruction boundary maps
+ * to its label; a pc inside an instruction (malformed, but the VM accepts it)
+ * keeps its distance from the instruction's opcode. */
+static int32_t map_loose(const mctx *m, uint32_t pc)
 {
-    while (pc < m->len && m->idx[pc] < 0)
-        pc++;
-    return m->label[pc < m->len ? pc : m->len];
+    if (pc == m->len || m->idx[pc] >= 0)
+        return m->label[pc];
+    uint32_t s = pc;
+    while (m->idx[s] < 0)
+        s--;
+    return m->opc[s] + (int32_t)(pc - s);
 }
 
 /* Maps a [start, start+len) range; start 0 stays 0 so it covers entry code. */
@@ -407,8 +412,8 @@ static int map_range(void *ctx, uint32_t *start, uint32_t *len)
 {
     const mctx *m = ctx;
     if (*start > m->len || *len > m->len - *start) return 0;
-    int32_t s = *start ? label_ceil(m, *start) : 0;
-    int32_t e = label_ceil(m, *start + *len);
+    int32_t s = *start ? map_loose(m, *start) : 0;
+    int32_t e = map_loose(m, *start + *len);
     *start = (uint32_t)s;
     *len = (uint32_t)(e - s);
     return 1;
@@ -434,9 +439,9 @@ static void emit_pc_table(mctx *m, const uint8_t *d, uint32_t len, uint32_t rec,
         uint8_t *e = o + 2 + k * rec;
         uint32_t pc = be_u2(e), l = rec == 10 ? be_u2(e + 2) : 0;
         if (rec == 4) {
-            if (pc >= m->len || m->idx[pc] < 0)
-                return (void)fail(m, "LineNumberTable entry not at an instruction");
-            put_u2(e, pc ? (uint32_t)m->label[pc] : 0);
+            if (pc >= m->len)
+                return (void)fail(m, "LineNumberTable entry beyond code");
+            put_u2(e, pc ? (uint32_t)map_loose(m, pc) : 0);
         } else if (!map_range(m, &pc, &l)) {
             return (void)fail(m, "bad LocalVariableTable range");
         } else {
