@@ -399,8 +399,7 @@ static void emit_code(mctx *m, wr_t *w)
  * keeps its distance from the instruction's opcode. */
 static int32_t map_loose(const mctx *m, uint32_t pc)
 {
-    if (pc == m->len || m->idx[pc] >= 0)
-        return m->label[pc];
+    if (pc == m->len || m->idx[pc] >= 0) return m->label[pc];
     uint32_t s = pc;
     while (m->idx[s] < 0)
         s--;
@@ -439,8 +438,7 @@ static void emit_pc_table(mctx *m, const uint8_t *d, uint32_t len, uint32_t rec,
         uint8_t *e = o + 2 + k * rec;
         uint32_t pc = be_u2(e), l = rec == 10 ? be_u2(e + 2) : 0;
         if (rec == 4) {
-            if (pc >= m->len)
-                return (void)fail(m, "LineNumberTable entry beyond code");
+            if (pc >= m->len) return (void)fail(m, "LineNumberTable entry beyond code");
             put_u2(e, pc ? (uint32_t)map_loose(m, pc) : 0);
         } else if (!map_range(m, &pc, &l)) {
             return (void)fail(m, "bad LocalVariableTable range");

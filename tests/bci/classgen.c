@@ -93,6 +93,7 @@ void cg_add_method(classgen *g, const cg_method *m)
 {
     uint16_t code_name = cg_utf8(g, "Code");
     uint16_t smt_name = m->smt ? cg_utf8(g, "StackMapTable") : 0;
+    uint16_t extra_name = m->attr_name ? cg_utf8(g, m->attr_name) : 0;
     bytes *b = &g->methods;
     u2(b, m->access);
     u2(b, cg_utf8(g, m->name));
@@ -104,8 +105,8 @@ void cg_add_method(classgen *g, const cg_method *m)
     }
     u2(b, 1);
     u2(b, code_name);
-    uint32_t smt_attr = m->smt ? 6 + m->smt_len : 0;
-    u4(b, 12 + m->code_len + 8u * m->nexc + smt_attr);
+    uint32_t smt_attr = m->smt ? 6 + m->smt_len : 0, extra = m->attr_name ? 6 + m->attr_len : 0;
+    u4(b, 12 + m->code_len + 8u * m->nexc + smt_attr + extra);
     u2(b, m->max_stack);
     u2(b, m->max_locals);
     u4(b, m->code_len);
@@ -117,11 +118,16 @@ void cg_add_method(classgen *g, const cg_method *m)
         u2(b, m->exc[i].handler);
         u2(b, m->exc[i].type);
     }
-    u2(b, m->smt ? 1 : 0);
+    u2(b, (m->smt ? 1 : 0) + (m->attr_name ? 1 : 0));
     if (m->smt) {
         u2(b, smt_name);
         u4(b, m->smt_len);
         put(b, m->smt, m->smt_len);
+    }
+    if (m->attr_name) {
+        u2(b, extra_name);
+        u4(b, m->attr_len);
+        put(b, m->attr, m->attr_len);
     }
     g->nmethods++;
 }

@@ -22,6 +22,9 @@ typedef struct {
     uint16_t nexc;
     const uint8_t *smt; /* StackMapTable body, or NULL */
     uint32_t smt_len;
+    const char *attr_name; /* one more Code attribute, or NULL */
+    const uint8_t *attr;
+    uint32_t attr_len;
 } cg_method;
 
 classgen *cg_new(uint16_t major, const char *name, const char *super);

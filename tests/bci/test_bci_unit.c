@@ -443,6 +443,75 @@ static void test_switch_padding(void **state)
     free(cls);
 }
 
+/* Returns the body of Code attribute `name` of method 0 (malloc'd). */
+static uint8_t *code_attr(const uint8_t *cls, size_t len, const char *name, uint32_t *n)
+{
+    classfile cf;
+    assert_null(cf_parse(&cf, cls, len));
+    const cf_attr *a = cf_find_attr(&cf, cf.methods[0].attrs, cf.methods[0].nattrs, "Code");
+    rd_t r;
+    rd_init(&r, a->data, a->len);
+    rd_bytes(&r, 4);
+    rd_bytes(&r, rd_u4(&r));
+    rd_bytes(&r, (size_t)rd_u2(&r) * 8);
+    uint8_t *out = NULL;
+    for (uint32_t k = rd_u2(&r); k > 0; k--) {
+        uint32_t nm = rd_u2(&r), l = rd_u4(&r);
+        const uint8_t *d = rd_bytes(&r, l);
+        if (cp_utf8_eq(&cf.cp, nm, name)) {
+            out = malloc(l);
+            memcpy(out, d, l);
+            *n = l;
+        }
+    }
+    cf_free(&cf);
+    return out;
+}
+
+static void test_type_annotation_offsets(void **state)
+{
+    (void)state;
+    classgen *g = cg_new(52, "C", "java/lang/Object");
+    uint16_t obj = cg_class(g, "java/lang/Object"), ann = cg_utf8(g, "LA;");
+    uint16_t init = cg_methodref(g, "java/lang/Object", "<init>", "()V");
+    /* 0: new; 3: dup; 4: invokespecial; 7: astore_0; 8: return */
+    uint8_t code[] = {0xbb, obj >> 8, obj & 255, 0x59, 0xb7, init >> 8, init & 255, 0x4b, 0xb1};
+    uint8_t ta[] = {0,        2,         0x44, 0, 0, 0, ann >> 8, ann & 255, 0, 0, /* new at 0 */
+                    0x40,     0,         1,    0, 8, 0, 1,        0,         0, 0,
+                    ann >> 8, ann & 255, 0,    0}; /* local [8,9) */
+    cg_add_method(g, &(cg_method){.access = 9,
+                                  .name = "m",
+                                  .desc = "()V",
+                                  .max_stack = 2,
+                                  .max_locals = 1,
+                                  .code = code,
+                                  .code_len = sizeof code,
+                                  .attr_name = "RuntimeVisibleTypeAnnotations",
+                                  .attr = ta,
+                                  .attr_len = sizeof ta});
+    size_t len;
+    uint8_t *cls = cg_finish(g, &len);
+    struct bci_hooks h = all_hooks;
+    h.exit_catch_all = 0;
+    struct bci_result r;
+    assert_int_equal(rewrite(cls, len, &h, &r), 1);
+    uint32_t n;
+    uint8_t *out = code_attr(r.data, r.len, "RuntimeVisibleTypeAnnotations", &n);
+    assert_non_null(out);
+    assert_int_equal(n, sizeof ta);
+    /* entry 6 bytes + site 4 bytes (sipush-free: bipush 0; invokestatic) -> new at 10 */
+    code_t c;
+    get_code(r.data, r.len, 0, &c);
+    assert_int_equal(c.code[10], 0xbb);
+    assert_int_equal(be_u2(out + 3), 10);
+    /* local range: start 8 -> 8 + 10 = 18 (return's exit hook begins there), length to end */
+    assert_int_equal(be_u2(out + 13), 18);
+    assert_int_equal(be_u2(out + 13) + be_u2(out + 15), c.len);
+    free(out);
+    bci_free(&r);
+    free(cls);
+}
+
 static void test_limits(void **state)
 {
     (void)state;
@@ -540,6 +609,7 @@ int main(void)
         cmocka_unit_test(test_object_init),
         cmocka_unit_test(test_branch_widening),
         cmocka_unit_test(test_switch_padding),
+        cmocka_unit_test(test_type_annotation_offsets),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_bad_hooks_and_tracker),
         cmocka_unit_test(test_malformed_inputs),
