@@ -14,15 +14,23 @@ static int skip_vtype(rd_t *r)
     return r->err ? -1 : (int)tag;
 }
 
-/* Reads k types, appending their tags to locals (if non-NULL). */
-static int read_vtypes(rd_t *r, uint32_t k, uint8_t *locals, uint32_t *nl)
+/* Locals of the current frame: only their tags matter, and how many of them
+ * are uninitializedThis (kept as a count so every frame costs O(its size)). */
+typedef struct {
+    uint8_t *tag;
+    uint32_t n, cap, uninit;
+} locals_t;
+
+/* Reads k types, appending their tags to l (if non-NULL). */
+static int read_vtypes(rd_t *r, uint32_t k, locals_t *l)
 {
     for (uint32_t i = 0; i < k; i++) {
         int tag = skip_vtype(r);
         if (tag < 0) return 0;
-        if (locals) {
-            if (*nl >= MAX_LOCALS) return 0;
-            locals[(*nl)++] = (uint8_t)tag;
+        if (l) {
+            if (l->n >= l->cap) return 0;
+            l->tag[l->n++] = (uint8_t)tag;
+            l->uninit += tag == VT_UNINIT_THIS;
         }
     }
     return 1;
@@ -37,13 +45,17 @@ const char *smt_parse(smt_table *t, const uint8_t *data, uint32_t len, uint32_t 
     uint32_t n = rd_u2(&r);
     if (r.err || (size_t)n > len) return "bad StackMapTable count";
     t->f = calloc(n ? n : 1, sizeof *t->f);
-    uint8_t *locals = malloc(MAX_LOCALS);
-    if (!t->f || !locals) {
-        free(locals);
+    /* Each appended local takes at least one byte of the attribute. */
+    locals_t l = {.cap = n_init + len < MAX_LOCALS ? n_init + len : MAX_LOCALS};
+    l.tag = malloc(l.cap);
+    if (!t->f || !l.tag) {
+        free(l.tag);
         return "out of memory";
     }
-    uint32_t nl = n_init < MAX_LOCALS ? n_init : MAX_LOCALS;
-    memcpy(locals, init_locals, nl);
+    for (uint32_t i = 0; i < n_init && i < l.cap; i++) {
+        l.tag[l.n++] = init_locals[i];
+        l.uninit += init_locals[i] == VT_UNINIT_THIS;
+    }
     const char *err = NULL;
     int64_t pc = -1;
     for (uint32_t i = 0; i < n && !err; i++) {
@@ -68,31 +80,28 @@ const char *smt_parse(smt_table *t, const uint8_t *data, uint32_t len, uint32_t 
         }
         f->offset = (uint32_t)pc;
         int ok = 1;
-        if (type >= 64 && type <= 127)
-            ok = read_vtypes(&r, 1, NULL, NULL);
-        else if (type == 247)
-            ok = read_vtypes(&r, 1, NULL, NULL);
+        if ((type >= 64 && type <= 127) || type == 247)
+            ok = read_vtypes(&r, 1, NULL);
         else if (type >= 248 && type <= 250) {
             uint32_t k = 251 - type;
-            if (k > nl)
-                ok = 0;
-            else
-                nl -= k;
+            if (k > l.n) ok = 0;
+            for (; ok && k > 0; k--)
+                l.uninit -= l.tag[--l.n] == VT_UNINIT_THIS;
         } else if (type >= 252 && type <= 254)
-            ok = read_vtypes(&r, type - 251, locals, &nl);
+            ok = read_vtypes(&r, type - 251, &l);
         else if (type == 255) {
-            nl = 0;
-            ok = read_vtypes(&r, rd_u2(&r), locals, &nl) && read_vtypes(&r, rd_u2(&r), NULL, NULL);
+            l.n = l.uninit = 0;
+            ok = read_vtypes(&r, rd_u2(&r), &l) && read_vtypes(&r, rd_u2(&r), NULL);
         }
         if (!ok || r.err) {
             err = "malformed StackMapTable frame";
             break;
         }
         f->body_len = (uint32_t)(r.p + r.pos - f->body);
-        f->uninit_this = memchr(locals, VT_UNINIT_THIS, nl) != NULL;
+        f->uninit_this = l.uninit > 0;
         t->n = i + 1;
     }
-    free(locals);
+    free(l.tag);
     if (!err && r.pos != len) err = "StackMapTable length mismatch";
     return err;
 }

@@ -12,8 +12,10 @@ work="${TMPDIR:-/tmp}/bci-fuzz"
 mkdir -p "$work/new" "$here/crashes"
 clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
     -I"$src" "$here/fuzz_bci.c" "$src"/*.c -o "$work/fuzz_bci"
-"$work/fuzz_bci" -runs="$runs" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+status=0
+"$work/fuzz_bci" -runs="$runs" -max_len=65536 -timeout=30 -rss_limit_mb=2048 \
     -artifact_prefix="$here/crashes/" -print_final_stats=1 "$@" \
-    "$work/new" "$here/corpus" "$here/regressions"
+    "$work/new" "$here/corpus" "$here/regressions" || status=$?
 # Keep the committed corpus small: merge only inputs that add coverage.
 "$work/fuzz_bci" -merge=1 "$here/corpus" "$work/new" >/dev/null 2>&1 || true
+exit $status
