@@ -7,6 +7,7 @@
  *   bci_jdk bench DIR [REPS]    rewrite throughput (classes/s, MB/s)
  * Prints counts and the reasons of classes left unchanged; exits 1 on any
  * round-trip mismatch or class the rewriter could not handle. */
+#define _POSIX_C_SOURCE 200809L
 #define _XOPEN_SOURCE 700
 #include "bci.h"
 #include "tracker_hooks.h"
@@ -73,10 +74,10 @@ static int read_stream(FILE *f)
     return 0;
 }
 
-static double now(void)
+static double now(clockid_t clock)
 {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    clock_gettime(clock, &t);
     return t.tv_sec + t.tv_nsec / 1e9;
 }
 
@@ -117,7 +118,7 @@ int main(int argc, char **argv)
     struct tracker_numbers nums = {0};
     struct bci_hooks h = tracker_hooks(&nums);
     int reps = strcmp(mode, "bench") == 0 && argc > 3 ? atoi(argv[3]) : 1;
-    double t0 = now();
+    double t0 = now(CLOCK_MONOTONIC), c0 = now(CLOCK_PROCESS_CPUTIME_ID);
     for (int rep = 0; rep < reps; rep++)
         for (size_t i = 0; i < nclasses; i++) {
             cls_t *c = &classes[i];
@@ -150,15 +151,17 @@ int main(int argc, char **argv)
             }
             bci_free(&r);
         }
-    double dt = now() - t0;
+    double dt = now(CLOCK_MONOTONIC) - t0, dc = now(CLOCK_PROCESS_CPUTIME_ID) - c0;
     if (!strcmp(mode, "check"))
         printf("roundtrip: %zu classes, %zu identical, %zu mismatches\n", nclasses, same, mismatch);
     printf("rewrite: %zu classes (%.1f MB), %zu rewritten, %zu without code, %zu not handled, "
            "%zu methods, %zu allocation sites\n",
            nclasses, bytes / 1e6, changed / reps, nocode, bad, methods / reps, sites / reps);
+    /* CPU time is the figure to quote on a shared machine; wall time is shown too. */
     if (!strcmp(mode, "bench"))
-        printf("throughput: %.0f classes/s, %.1f MB/s (%d reps, %.2f s)\n", nclasses * reps / dt,
-               bytes * (double)reps / 1e6 / dt, reps, dt);
+        printf("throughput: %.0f classes/s, %.1f MB/s per CPU second (%d passes, %.2f s CPU, "
+               "%.2f s wall)\n",
+               nclasses * reps / dc, bytes * (double)reps / 1e6 / dc, reps, dc, dt);
     for (size_t i = 0; i < nclasses; i++) {
         free(classes[i].path);
         free(classes[i].data);
