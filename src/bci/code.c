@@ -39,6 +39,7 @@ typedef struct {
     int64_t catch_from; /* original pc the catch-all range starts at, -1: none */
     uint32_t end;       /* new offset of the end of the original code */
     int injected;
+    const smt_table *smt; /* decoded StackMapTable, or NULL */
 } mctx;
 
 static const char *fail(mctx *m, const char *why)
@@ -304,6 +305,20 @@ static uint32_t new_length(const mctx *m, const insn_t *i, uint32_t at)
     return i->len;
 }
 
+/* Whether the StackMapTable has a frame at original offset pc. */
+static int has_frame(const mctx *m, uint32_t pc)
+{
+    uint32_t lo = 0, hi = m->smt ? m->smt->n : 0;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if (m->smt->f[mid].offset < pc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < (m->smt ? m->smt->n : 0) && m->smt->f[lo].offset == pc;
+}
+
 static const char *layout(mctx *m)
 {
     size_t sz = ((size_t)m->len + 1) * sizeof(int32_t);
@@ -332,7 +347,11 @@ static const char *layout(mctx *m)
             int64_t d = (int64_t)m->label[target_of(m, i)] - m->opc[i->pc];
             if (d >= -32768 && d <= 32767) continue;
             uint8_t op = m->code[i->pc];
-            if (op != OP_GOTO && op != OP_JSR && m->x->cf.major >= 50)
+            /* A conditional becomes `if!cond next; goto_w target; next:`, and
+             * `next` needs a frame from version 50 on: only an existing one
+             * can be used (making one would need type inference). */
+            uint32_t next = i->pc + i->len;
+            if (op != OP_GOTO && op != OP_JSR && m->x->cf.major >= 50 && !has_frame(m, next))
                 return fail(m, "conditional branch overflow needs a new stack map frame");
             i->wide = 1;
             grew = 1;
@@ -607,7 +626,8 @@ const char *code_rewrite(rw_ctx *x, cf_member *mem, const cf_attr *code, const m
     wr_init(&m.inj, (size_t)MAX_CODE * 4);
     wr_space(&m.inj, 0); /* allocate, so fragment offsets apply to a real buffer */
     if (!parse_code(&m, code) && !decode(&m) && !load_smt(&m, mem, &smt, &has_smt)) {
-        plan(&m, has_smt ? &smt : NULL);
+        m.smt = has_smt ? &smt : NULL;
+        plan(&m, m.smt);
         if (!m.err && (m.injected || x->force) && !layout(&m)) finish(&m, mem, &smt, has_smt);
         if (!m.err && m.injected) x->res->methods++;
     }

@@ -335,7 +335,9 @@ static void test_object_init(void **state)
     free(cls);
 }
 
-/* goto L; n x (iconst_1; newarray int; pop); L: [iconst_0; ifeq M; M:] return */
+/* [iconst_0; ifeq L | goto L]; n x (iconst_1; newarray int; pop); L: return.
+ * conditional: 0 goto, 1 ifeq, 2 ifeq with StackMapTable frames at the
+ * branch's fall-through and target. */
 static uint8_t *far_branch(uint16_t major, int conditional, size_t *len)
 {
     enum { N = 3000 };
@@ -359,14 +361,20 @@ static uint8_t *far_branch(uint16_t major, int conditional, size_t *len)
         code[k++] = 0x57;
     }
     code[k++] = 0xb1;
-    return one_method(major,
-                      &(cg_method){.access = 9,
-                                   .name = "m",
-                                   .desc = "()V",
-                                   .max_stack = 1,
-                                   .code = code,
-                                   .code_len = (uint32_t)k},
-                      len);
+    /* frames at the fall-through of the branch and at its target */
+    uint32_t fall = conditional ? 4 : 3, d2 = target - fall - 1;
+    uint8_t smt[] = {0, 2, (uint8_t)fall, 251, (uint8_t)(d2 >> 8), (uint8_t)d2};
+    cg_method m = {.access = 9,
+                   .name = "m",
+                   .desc = "()V",
+                   .max_stack = 1,
+                   .code = code,
+                   .code_len = (uint32_t)k};
+    if (conditional == 2) {
+        m.smt = smt;
+        m.smt_len = sizeof smt;
+    }
+    return one_method(major, &m, len);
 }
 
 static void test_branch_widening(void **state)
@@ -397,6 +405,16 @@ static void test_branch_widening(void **state)
     cls = far_branch(52, 1, &len);
     assert_int_equal(rewrite(cls, len, &h, &r), 0);
     assert_non_null(strstr(r.reason, "conditional branch overflow"));
+    free(cls);
+
+    /* with a frame already at the fall-through, version 52 can widen too */
+    cls = far_branch(52, 2, &len);
+    int ok = rewrite(cls, len, &h, &r);
+    if (!ok) print_error("%s\n", r.reason);
+    assert_int_equal(ok, 1);
+    get_code(r.data, r.len, 0, &c);
+    assert_memory_equal(c.code, ((uint8_t[]){0x03, 0x9a, 0, 8, 0xc8}), 5);
+    bci_free(&r);
     free(cls);
 }
 
