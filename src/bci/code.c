@@ -384,8 +384,10 @@ static void emit_insn(mctx *m, const insn_t *i, wr_t *w)
         wr_u4(w, (uint32_t)(m->label[target_of(m, i)] - at));
     } else if (op == OP_TABLESWITCH || op == OP_LOOKUPSWITCH) {
         wr_u1(w, op);
-        for (uint32_t k = 0; k < 3 - ((uint32_t)at & 3); k++)
-            wr_u1(w, 0);
+        /* Class files < 51 may have nonzero padding: kept when its size is. */
+        uint32_t pad = 3 - ((uint32_t)at & 3), old_pad = 3 - (i->pc & 3);
+        for (uint32_t k = 0; k < pad; k++)
+            wr_u1(w, pad == old_pad ? c[1 + k] : 0);
         uint32_t p = (i->pc + 4) & ~3u, end = i->pc + i->len;
         /* Offsets sit in every 4-byte slot of a tableswitch and every second
          * slot (after each match key) of a lookupswitch. */
