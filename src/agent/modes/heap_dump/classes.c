@@ -127,7 +127,8 @@ static void build(struct hd_classes *cs, struct hd_class *c)
     if (!split_fields(c)) c->n_inst = c->n_stat = 0;
     c->n_values = c->n_inst + (c->super_cls ? c->super_cls->n_values : 0);
     c->inst_bytes = c->super_cls ? c->super_cls->inst_bytes : 0;
-    for (uint32_t i = 0; i < c->n_inst; i++) c->inst_bytes += hd_type_size(c->inst[i].type);
+    for (uint32_t i = 0; i < c->n_inst; i++)
+        c->inst_bytes += hd_type_size(c->inst[i].type);
 
     uint32_t n_iface = 0;
     struct hd_map seen;
@@ -136,11 +137,13 @@ static void build(struct hd_classes *cs, struct hd_class *c)
     hd_map_free(&seen);
 
     uint32_t total = n_iface;
-    for (const struct hd_class *k = c; k; k = k->super_cls) total += k->n_declared;
+    for (const struct hd_class *k = c; k; k = k->super_cls)
+        total += k->n_declared;
     c->index_map = malloc(((size_t)total + 1) * sizeof *c->index_map);
     if (c->index_map) {
         c->n_index = total;
-        for (uint32_t i = 0; i < total; i++) c->index_map[i] = -1;
+        for (uint32_t i = 0; i < total; i++)
+            c->index_map[i] = -1;
         /* Walk the chain from the class up; each class's block of indices
          * ends where its subclass's begins, and its instance slots come
          * after those of the classes below it. */
@@ -159,6 +162,23 @@ static void build(struct hd_classes *cs, struct hd_class *c)
     }
     c->building = false;
     c->built = true;
+}
+
+/* The primitive types' Class objects, from the wrappers' TYPE fields. */
+static void load_primitive_mirrors(struct hd_classes *cs, jvmtiEnv *jvmti, JNIEnv *jni)
+{
+    static const char *const wrappers[9] = {
+        "java/lang/Boolean", "java/lang/Byte",    "java/lang/Character",
+        "java/lang/Short",   "java/lang/Integer", "java/lang/Long",
+        "java/lang/Float",   "java/lang/Double",  "java/lang/Void"};
+    for (int i = 0; i < 9; i++) {
+        jclass k = (*jni)->FindClass(jni, wrappers[i]);
+        jfieldID f = k ? (*jni)->GetStaticFieldID(jni, k, "TYPE", "Ljava/lang/Class;") : NULL;
+        jobject mirror = f ? (*jni)->GetStaticObjectField(jni, k, f) : NULL;
+        if ((*jni)->ExceptionCheck(jni)) (*jni)->ExceptionClear(jni);
+        cs->prims[i] = tag_of(jvmti, jni, mirror);
+        if (k) (*jni)->DeleteLocalRef(jni, k);
+    }
 }
 
 bool hd_classes_load(struct hd_classes *cs, jvmtiEnv *jvmti, JNIEnv *jni)
@@ -182,6 +202,7 @@ bool hd_classes_load(struct hd_classes *cs, jvmtiEnv *jvmti, JNIEnv *jni)
         hd_classes_free(cs);
         return false;
     }
+    load_primitive_mirrors(cs, jvmti, jni);
     for (uint32_t i = 0; i < cs->n; i++) {
         build(cs, &cs->v[i]);
         const struct hp_class *known = hp_class_get(cs->v[i].serial);
@@ -194,7 +215,8 @@ void hd_classes_free(struct hd_classes *cs)
 {
     for (uint32_t i = 0; i < cs->n; i++) {
         struct hd_class *c = &cs->v[i];
-        for (uint32_t f = 0; f < c->n_declared; f++) free(c->all ? c->all[f].name : NULL);
+        for (uint32_t f = 0; f < c->n_declared; f++)
+            free(c->all ? c->all[f].name : NULL);
         free(c->all);
         free(c->all_static);
         free(c->inst);

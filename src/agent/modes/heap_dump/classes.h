@@ -63,6 +63,8 @@ struct hd_classes {
     uint32_t n;
     struct hd_map by_obj; /* class object ID -> index in v */
     struct hd_class *java_lang_class;
+    /* int.class, void.class...: java.lang.Class objects that are no class. */
+    hp_objid_t prims[9];
 };
 
 /* Takes every loaded class (announcing new ones with LOAD CLASS); false on
@@ -86,10 +88,17 @@ static inline int32_t hd_class_slot(const struct hd_class *c, jint index)
 static inline unsigned hd_type_size(char t)
 {
     switch (t) {
-    case 'Z': case 'B': return 1;
-    case 'C': case 'S': return 2;
-    case 'I': case 'F': return 4;
-    default: return 8; /* J, D and references (8-byte IDs) */
+    case 'Z':
+    case 'B':
+        return 1;
+    case 'C':
+    case 'S':
+        return 2;
+    case 'I':
+    case 'F':
+        return 4;
+    default:
+        return 8; /* J, D and references (8-byte IDs) */
     }
 }
 

@@ -12,7 +12,10 @@ static size_t slot_of(uint64_t key, size_t mask)
     return (size_t)key & mask;
 }
 
-void hd_map_init(struct hd_map *m) { *m = (struct hd_map){0}; }
+void hd_map_init(struct hd_map *m)
+{
+    *m = (struct hd_map){0};
+}
 
 void hd_map_free(struct hd_map *m)
 {
@@ -24,7 +27,8 @@ void hd_map_free(struct hd_map *m)
 static void insert(uint64_t *keys, uint64_t *vals, size_t mask, uint64_t key, uint64_t val)
 {
     size_t i = slot_of(key, mask);
-    while (keys[i] != 0 && keys[i] != key) i = (i + 1) & mask;
+    while (keys[i] != 0 && keys[i] != key)
+        i = (i + 1) & mask;
     keys[i] = key;
     vals[i] = val;
 }
@@ -55,7 +59,8 @@ bool hd_map_put(struct hd_map *m, uint64_t key, uint64_t val)
     /* Keep the load at most 1/2 so probes stay short. */
     if ((m->keys == NULL || (m->count + 1) * 2 > m->mask + 1) && !grow(m)) return false;
     size_t i = slot_of(key, m->mask);
-    while (m->keys[i] != 0 && m->keys[i] != key) i = (i + 1) & m->mask;
+    while (m->keys[i] != 0 && m->keys[i] != key)
+        i = (i + 1) & m->mask;
     if (m->keys[i] == 0) m->count++;
     m->keys[i] = key;
     m->vals[i] = val;
@@ -73,4 +78,7 @@ bool hd_map_get(const struct hd_map *m, uint64_t key, uint64_t *val)
     return false;
 }
 
-size_t hd_map_bytes(const struct hd_map *m) { return m->keys ? (m->mask + 1) * 16 : 0; }
+size_t hd_map_bytes(const struct hd_map *m)
+{
+    return m->keys ? (m->mask + 1) * 16 : 0;
+}

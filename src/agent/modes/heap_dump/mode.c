@@ -2,9 +2,9 @@
  * dump holds live objects as the JVM's own GC.heap_dump does; the classes and
  * threads as they are now; then one FollowReferences walk streamed to the
  * output; then a CLASS DUMP for every class. */
+#include "../../core/mode.h"
 #include "../../core/agent.h"
 #include "../../core/error.h"
-#include "../../core/mode.h"
 #include "../../io/writer.h"
 #include "../../output/encoder.h"
 #include "../../output/heap_dump_encoder.h"
@@ -59,7 +59,8 @@ static void dump(jvmtiEnv *jvmti, JNIEnv *jni)
     hp_jvmti_ok(jvmti, (*jvmti)->ForceGarbageCollection(jvmti), "ForceGarbageCollection");
     struct hd_classes cs;
     if (!hd_classes_load(&cs, jvmti, jni)) return;
-    for (uint32_t i = 0; i < cs.n; i++) enc->prepare_class(&cs.v[i]);
+    for (uint32_t i = 0; i < cs.n; i++)
+        enc->prepare_class(&cs.v[i]);
     struct hd_map threads;
     hd_threads_load(&threads, jvmti, jni);
     /* Every trace an object can cite is written before the dump. */
@@ -70,7 +71,8 @@ static void dump(jvmtiEnv *jvmti, JNIEnv *jni)
     if (hd_stream_start(&s, &io)) {
         struct hd_walk w = {.enc = enc, .s = &s, .cs = &cs, .threads = &threads};
         hd_walk_run(&w, jvmti);
-        for (uint32_t i = 0; i < cs.n; i++) dump_class(&w, &cs.v[i]);
+        for (uint32_t i = 0; i < cs.n; i++)
+            dump_class(&w, &cs.v[i]);
         hd_stream_end(&s);
         report(&w, &s);
         hd_walk_free(&w);

@@ -13,7 +13,8 @@ static void *writer_main(void *arg)
     s->ready = true;
     pthread_cond_broadcast(&s->cond);
     for (;;) {
-        while (s->n_full == 0 && !s->closed) pthread_cond_wait(&s->cond, &s->lock);
+        while (s->n_full == 0 && !s->closed)
+            pthread_cond_wait(&s->cond, &s->lock);
         if (s->n_full == 0) break;
         uint8_t *p = s->full[s->head].p;
         size_t len = s->full[s->head].len;
@@ -41,7 +42,8 @@ static void pass_on(struct hd_stream *s, size_t reserve)
         s->full[(s->head + s->n_full) % HD_CHUNKS].len = s->len;
         s->n_full++;
         pthread_cond_broadcast(&s->cond);
-        while (s->n_spare == 0) pthread_cond_wait(&s->cond, &s->lock);
+        while (s->n_spare == 0)
+            pthread_cond_wait(&s->cond, &s->lock);
         s->buf = s->spare[--s->n_spare];
     }
     pthread_mutex_unlock(&s->lock);
@@ -72,7 +74,8 @@ bool hd_stream_start(struct hd_stream *s, const struct hd_stream_io *io)
     for (int i = 0; i < HD_CHUNKS; i++) {
         uint8_t *p = malloc(HD_CHUNK_SIZE);
         if (p == NULL) {
-            while (s->n_spare > 0) free(s->spare[--s->n_spare]);
+            while (s->n_spare > 0)
+                free(s->spare[--s->n_spare]);
             hp_error("no memory for the heap dump buffers");
             return false;
         }
@@ -85,11 +88,13 @@ bool hd_stream_start(struct hd_stream *s, const struct hd_stream_io *io)
     if (pthread_create(&s->writer, NULL, writer_main, s) != 0) {
         hp_error("cannot start the heap dump writer thread");
         free(s->buf);
-        while (s->n_spare > 0) free(s->spare[--s->n_spare]);
+        while (s->n_spare > 0)
+            free(s->spare[--s->n_spare]);
         return false;
     }
     pthread_mutex_lock(&s->lock);
-    while (!s->ready) pthread_cond_wait(&s->cond, &s->lock);
+    while (!s->ready)
+        pthread_cond_wait(&s->cond, &s->lock);
     pthread_mutex_unlock(&s->lock);
     return true;
 }
@@ -103,7 +108,8 @@ void hd_stream_end(struct hd_stream *s)
     pthread_mutex_unlock(&s->lock);
     pthread_join(s->writer, NULL);
     free(s->buf);
-    while (s->n_spare > 0) free(s->spare[--s->n_spare]);
+    while (s->n_spare > 0)
+        free(s->spare[--s->n_spare]);
     pthread_mutex_destroy(&s->lock);
     pthread_cond_destroy(&s->cond);
 }

@@ -22,8 +22,8 @@
 #define HD_CHUNKS 4
 
 struct hd_stream_io {
-    size_t frame;                                   /* header bytes per chunk; 0: none */
-    void (*frame_fill)(uint8_t *hdr, uint64_t body); /* header of a `body`-byte frame */
+    size_t frame;                                      /* header bytes per chunk; 0: none */
+    void (*frame_fill)(uint8_t *hdr, uint64_t body);   /* header of a `body`-byte frame */
     void (*write)(void *ctx, const void *p, size_t n); /* on the writer thread */
     void (*finish)(void *ctx); /* writer thread, after the last chunk, output lock held */
     void *ctx;
@@ -70,7 +70,10 @@ static inline void hd_put(struct hd_stream *s, const void *p, size_t n)
         hd_put_slow(s, p, n);
     }
 }
-static inline void hd_u1(struct hd_stream *s, uint8_t v) { hd_put(s, &v, 1); }
+static inline void hd_u1(struct hd_stream *s, uint8_t v)
+{
+    hd_put(s, &v, 1);
+}
 static inline void hd_u2(struct hd_stream *s, uint16_t v)
 {
     v = __builtin_bswap16(v);

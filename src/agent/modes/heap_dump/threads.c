@@ -25,8 +25,7 @@ void hd_threads_load(struct hd_map *threads, jvmtiEnv *jvmti, JNIEnv *jni)
     (*jvmti)->Deallocate(jvmti, (unsigned char *)all);
 }
 
-void hd_thread_lookup(const struct hd_map *threads, uint64_t obj, uint32_t *serial,
-                      uint32_t *trace)
+void hd_thread_lookup(const struct hd_map *threads, uint64_t obj, uint32_t *serial, uint32_t *trace)
 {
     uint64_t v;
     if (obj != 0 && hd_map_get(threads, obj, &v)) {

@@ -12,7 +12,10 @@
 /* The allocation trace of an object: heap=sites keeps the object's site in
  * the upper bits of its ID; objects it did not track cite the empty trace,
  * as every object in the JVM's own dumps does. The lookup is lock-free. */
-static uint32_t trace_of(hp_objid_t obj) { return hp_site_trace_serial(hp_site_of_tag(obj)); }
+static uint32_t trace_of(hp_objid_t obj)
+{
+    return hp_site_trace_serial(hp_site_of_tag(obj));
+}
 
 static struct hd_class *class_of(struct hd_walk *w, jlong tag)
 {
@@ -63,7 +66,7 @@ static void begin(struct hd_walk *w, hp_objid_t obj, jlong class_tag)
     if (c == NULL) {
         w->skipped++; /* its class was loaded after the dump started */
     } else if (c == w->cs->java_lang_class) {
-        w->cls = hd_class_of(w->cs, obj);
+        w->cls = hd_class_of(w->cs, obj); /* NULL: not a class we dump, see shown() */
         if (w->cls) w->kind = CUR_CLASS;
     } else if (c->array_elem == 'L') {
         uint64_t v;
@@ -96,8 +99,8 @@ static void begin(struct hd_walk *w, hp_objid_t obj, jlong class_tag)
     }
 }
 
-static void root(struct hd_walk *w, jvmtiHeapReferenceKind kind,
-                 const jvmtiHeapReferenceInfo *info, hp_objid_t obj, jlong class_tag)
+static void root(struct hd_walk *w, jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info,
+                 hp_objid_t obj, jlong class_tag)
 {
     struct hd_root r = {HD_ROOT_UNKNOWN, obj, 0, 0, 0, 0, NULL};
     uint32_t trace = 0;
@@ -152,6 +155,18 @@ static void add_cp(struct hd_walk *w, struct hd_class *c, jint index, hp_objid_t
     c->cp[c->n_cp++] = (struct hd_cp_entry){(uint32_t)index, value};
 }
 
+/* A reference as the dump shows it. A java.lang.Class that is neither a
+ * loaded class nor a primitive type's is a mirror the JVM keeps for a class
+ * not loaded yet (the CDS archive's): null, as in the JVM's own dumps. */
+static hp_objid_t shown(struct hd_walk *w, jlong class_tag, hp_objid_t obj)
+{
+    const struct hd_class *jlc = w->cs->java_lang_class;
+    if (jlc == NULL || (hp_objid_t)class_tag != jlc->obj || class_of(w, (jlong)obj)) return obj;
+    for (int i = 0; i < 9; i++)
+        if (w->cs->prims[i] == obj) return obj;
+    return 0;
+}
+
 static jint JNICALL on_reference(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceInfo *info,
                                  jlong class_tag, jlong referrer_class_tag, jlong size,
                                  jlong *tag_ptr, jlong *referrer_tag_ptr, jint length,
@@ -177,13 +192,16 @@ static jint JNICALL on_reference(jvmtiHeapReferenceKind kind, const jvmtiHeapRef
     hp_objid_t from = tag_of(referrer_tag_ptr);
     if (from != w->cur) begin(w, from, referrer_class_tag);
     int32_t slot;
+    obj = shown(w, class_tag, obj);
+    if (obj == 0) return JVMTI_VISIT_OBJECTS;
     switch (kind) {
     case JVMTI_HEAP_REFERENCE_FIELD:
         if (w->kind == CUR_INSTANCE && (slot = hd_class_slot(w->cls, info->field.index)) >= 0)
             w->values[slot].j = (jlong)obj;
         break;
     case JVMTI_HEAP_REFERENCE_ARRAY_ELEMENT:
-        if (w->kind == CUR_OBJ_ARRAY) w->enc->obj_array_elem(w->s, (uint32_t)info->array.index, obj);
+        if (w->kind == CUR_OBJ_ARRAY)
+            w->enc->obj_array_elem(w->s, (uint32_t)info->array.index, obj);
         break;
     case JVMTI_HEAP_REFERENCE_STATIC_FIELD:
         if (w->kind == CUR_CLASS && (slot = hd_class_slot(w->cls, info->field.index)) <= -2)
@@ -223,9 +241,9 @@ static jint JNICALL on_primitive_field(jvmtiHeapReferenceKind kind,
     return JVMTI_VISIT_OBJECTS;
 }
 
-static jint JNICALL on_array_values(jlong class_tag, jlong size, jlong *tag_ptr,
-                                    jint element_count, jvmtiPrimitiveType element_type,
-                                    const void *elements, void *user_data)
+static jint JNICALL on_array_values(jlong class_tag, jlong size, jlong *tag_ptr, jint element_count,
+                                    jvmtiPrimitiveType element_type, const void *elements,
+                                    void *user_data)
 {
     (void)element_type;
     struct hd_walk *w = user_data;
@@ -254,6 +272,15 @@ bool hd_walk_run(struct hd_walk *w, jvmtiEnv *jvmti)
     bool ok = hp_jvmti_ok(jvmti, (*jvmti)->FollowReferences(jvmti, 0, NULL, NULL, &cb, w),
                           "FollowReferences");
     finish(w);
+    /* JVM TI reports no java.lang.Class instance fields: zeros. */
+    const struct hd_class *jlc = w->cs->java_lang_class;
+    jvalue *zeros = jlc ? calloc(jlc->n_values + 1, sizeof *zeros) : NULL;
+    for (int i = 0; zeros && i < 9; i++) {
+        if (w->cs->prims[i] == 0) continue;
+        w->enc->instance(w->s, w->cs->prims[i], trace_of(w->cs->prims[i]), jlc, zeros);
+        w->objects++;
+    }
+    free(zeros);
     return ok;
 }
 
