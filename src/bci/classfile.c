@@ -88,13 +88,6 @@ void cf_free(classfile *cf)
     memset(cf, 0, sizeof *cf);
 }
 
-const cf_attr *cf_find_attr(const classfile *cf, const cf_attr *attrs, uint16_t n, const char *name)
-{
-    for (uint16_t i = 0; i < n; i++)
-        if (cp_utf8_eq(&cf->cp, attrs[i].name, name)) return &attrs[i];
-    return NULL;
-}
-
 static void write_attr(wr_t *w, uint16_t name, const uint8_t *data, uint32_t len)
 {
     wr_u2(w, name);

@@ -40,8 +40,4 @@ const char *cf_parse(classfile *cf, const uint8_t *p, size_t len);
 void cf_free(classfile *cf);
 void cf_write(const classfile *cf, wr_t *w);
 
-/* The member's attribute named `name`, or NULL. */
-const cf_attr *cf_find_attr(const classfile *cf, const cf_attr *attrs, uint16_t n,
-                            const char *name);
-
 #endif

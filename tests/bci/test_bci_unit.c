@@ -28,6 +28,13 @@ static const struct bci_hooks all_hooks = {
     .class_number = 7,
 };
 
+static const cf_attr *find_code(const classfile *cf, const cf_member *m)
+{
+    for (uint16_t i = 0; i < m->nattrs; i++)
+        if (cp_utf8_eq(&cf->cp, m->attrs[i].name, "Code")) return &m->attrs[i];
+    return NULL;
+}
+
 /* Code of method `index` in a class, copied out. */
 typedef struct {
     uint16_t max_stack;
@@ -43,7 +50,7 @@ static void get_code(const uint8_t *cls, size_t len, int index, code_t *c)
     classfile cf;
     assert_null(cf_parse(&cf, cls, len));
     const cf_member *m = &cf.methods[index];
-    const cf_attr *a = cf_find_attr(&cf, m->attrs, m->nattrs, "Code");
+    const cf_attr *a = find_code(&cf, m);
     assert_non_null(a);
     rd_t r;
     rd_init(&r, a->data, a->len);
@@ -466,7 +473,7 @@ static uint8_t *code_attr(const uint8_t *cls, size_t len, const char *name, uint
 {
     classfile cf;
     assert_null(cf_parse(&cf, cls, len));
-    const cf_attr *a = cf_find_attr(&cf, cf.methods[0].attrs, cf.methods[0].nattrs, "Code");
+    const cf_attr *a = find_code(&cf, &cf.methods[0]);
     rd_t r;
     rd_init(&r, a->data, a->len);
     rd_bytes(&r, 4);

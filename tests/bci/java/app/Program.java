@@ -172,14 +172,16 @@ public final class Program {
     public static void main(String[] args) {
         Tracker.watched = Thread.currentThread();
         long e0 = Tracker.entries, x0 = Tracker.exits, n0 = Tracker.news, a0 = Tracker.arrays;
+        long o0 = Tracker.objectInits;
         String result = run();
         long e1 = Tracker.entries, x1 = Tracker.exits, n1 = Tracker.news, a1 = Tracker.arrays;
+        long o1 = Tracker.objectInits;
         Tracker.watched = null;
         System.out.print(result);
         long calls = e1 - e0, exits = x1 - x0;
-        boolean ok = calls == exits + 1 && calls > 0 && n1 > n0 && a1 > a0;
+        boolean ok = calls == exits + 1 && calls > 0 && n1 > n0 && a1 > a0 && o1 - o0 >= n1 - n0;
         System.err.println("tracker: entries=" + calls + " exits=" + exits + " news=" + (n1 - n0)
-                + " arrays=" + (a1 - a0) + (ok ? " balanced" : " UNBALANCED") + " (1 exit expected unseen)");
+                + " arrays=" + (a1 - a0) + " objectInits=" + (o1 - o0) + (ok ? " balanced" : " UNBALANCED") + " (1 exit expected unseen)");
         if (Boolean.getBoolean("bci.expectBalanced") && !ok) System.exit(1);
     }
 }
