@@ -93,6 +93,22 @@ def make_case(env):
                                        capture_output=True, text=True)
                 self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
 
+        def test_heap_all(self):
+            # heap=dump runs first and tags what it finds; SITES stays exact
+            # and the dump's objects cite their allocation trace.
+            out = os.path.join(env.work, "sites-all.txt")
+            res = h.run_java(env, f"heap=all,file={out}", ["SitesProg", "basic", "20000", "700"])
+            self.assertEqual(res.returncode, 0, res.stderr)
+            prof, tables = sites.ascii_tables(out)
+            self.assertEqual(len(tables), 1)
+            self.check_basic(tables[0], 20000, 700)
+            trace = tables[0].find(ITEM, [self.at("allocate", "basic")])[0]["trace"]
+            dumps = prof.sections_named("HEAP DUMP")
+            self.assertEqual(len(dumps), 1)
+            cited = [l for l in dumps[0][1] if l.startswith("OBJ ") and f"class={ITEM}@" in l
+                     and f"trace={trace}," in l]
+            self.assertGreaterEqual(len(cited), 700)
+
         def test_garbage_only_site_hidden_by_default_cutoff(self):
             _, t = self.run_prog("garbage", "", "basic", 5000, 0)
             self.assertEqual(t.find(ITEM, [self.at("allocate", "basic")]), [])
