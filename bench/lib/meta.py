@@ -18,7 +18,8 @@ ROOT = os.path.dirname(conf.BENCH)
 
 
 def git(*args):
-    return subprocess.run(["git", "-C", ROOT, *args], capture_output=True, text=True, check=True).stdout.strip()
+    done = subprocess.run(["git", "-C", ROOT, *args], capture_output=True, text=True)
+    return done.stdout.strip() if done.returncode == 0 else None
 
 
 def agent():
@@ -62,7 +63,7 @@ def main():
             meta = json.load(f)
         meta["load_end"] = loadavg()
     else:
-        meta = {"commit": git("rev-parse", "--short=12", "HEAD"), "dirty": bool(git("status", "--porcelain", "--", ".")),
+        meta = {"commit": git("rev-parse", "--short=12", "HEAD") or "unknown (not a git checkout)", "dirty": bool(git("status", "--porcelain", "--", ".")),
                 "date": f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC", "agent": agent(),
                 "jdks": [jdk_version(h) for h in args.jdks.split(",")], "machine": machine(), "load_start": loadavg(),
                 "quick": args.quick == "1", "reps": int(args.reps), "scale": args.scale,
