@@ -30,7 +30,7 @@ package java.lang;
 import jdk.internal.vm.annotation.DontInline;
 
 public final class HprofTracker {
-    private static final long CHECKPOINT_NS = 1_000_000;
+    private static final long CHECKPOINT_NS = 10_000_000;
 
     /* Set by the agent at VM init. Until then natives such as
      * Thread.currentThread may still need linking, which runs Java code
@@ -50,6 +50,7 @@ public final class HprofTracker {
     private static HprofTracker[] all = new HprofTracker[16];
     private static int nAll, nextId;
     private static Thread registering;
+    private static HprofTracker last; /* the state current() found last */
     private static final HprofTracker GONE = new HprofTracker(null, -1);
 
     /* Found by the VM in the agent library (Java_java_lang_HprofTracker_*). */
@@ -81,6 +82,11 @@ public final class HprofTracker {
     private int[] dirty = new int[16], dirtyGen = new int[16];
     private int[] lastCallee = new int[16], lastCalleeTrace = new int[16];
     private int rootCallee = -1, rootCalleeTrace = -1;
+    /* (caller's trace, callee) -> callee's trace, behind that cache: keys
+     * are ((trace + 1) << 32 | method) + 1, 0 marks a free slot. */
+    private long[] pairKey = new long[64];
+    private int[] pairTrace = new int[64];
+    private int nPairs;
     private int nDirty, gen = 1;
     private int[] index = new int[32]; /* hash of keys -> trace + 1 */
 
@@ -114,13 +120,17 @@ public final class HprofTracker {
 
     private static HprofTracker current() {
         Thread t = Thread.currentThread();
+        /* Most programs run one busy thread at a time: try its state first,
+         * and keep the shared field unwritten while it stays the same. */
+        HprofTracker s = last;
+        if (s != null && s.thread == t) return s;
         if (t == null) return null; /* before the VM made the main Thread */
         HprofTracker[] tab = table;
         int mask = tab.length - 1;
         for (int i = System.identityHashCode(t) & mask;; i = (i + 1) & mask) {
-            HprofTracker s = tab[i];
-            if (s == null) return register(t);
-            if (s.thread == t) return s;
+            s = tab[i];
+            if (s == null) return last = register(t);
+            if (s.thread == t) return last = s;
         }
     }
 
@@ -133,7 +143,7 @@ public final class HprofTracker {
             if (rootCallee == m) {
                 t = rootCalleeTrace;
             } else {
-                t = trace(0);
+                t = callee(-1, m, 0);
                 rootCallee = m;
                 rootCalleeTrace = t;
             }
@@ -142,7 +152,7 @@ public final class HprofTracker {
             if (p >= 0 && lastCallee[p] == m) {
                 t = lastCalleeTrace[p];
             } else {
-                t = trace(i);
+                t = p >= 0 ? callee(p, m, i) : trace(i);
                 if (p >= 0) {
                     lastCallee[p] = m;
                     lastCalleeTrace[p] = t;
@@ -226,6 +236,46 @@ public final class HprofTracker {
         }
         cpWall = now;
         cpCpu = cpu;
+    }
+
+    /* The trace of frame i, method m called from trace p (-1: bottom frame). */
+    private int callee(int p, int m, int i) {
+        long key = ((long) (p + 1) << 32 | m) + 1;
+        int mask = pairKey.length - 1;
+        for (int slot = (int) ((key * 0x9E3779B97F4A7C15L) >>> 40) & mask;;
+                slot = (slot + 1) & mask) {
+            long k = pairKey[slot];
+            if (k == key) return pairTrace[slot];
+            if (k == 0) {
+                int t = trace(i);
+                if (t >= 0) addPair(key, t);
+                return t;
+            }
+        }
+    }
+
+    private void addPair(long key, int t) {
+        if (2 * (nPairs + 1) > pairKey.length) {
+            long[] oldKey = pairKey;
+            int[] oldTrace = pairTrace;
+            try {
+                pairKey = new long[2 * oldKey.length];
+                pairTrace = new int[2 * oldKey.length];
+            } catch (OutOfMemoryError e) {
+                pairKey = oldKey;
+                pairTrace = oldTrace;
+                return;
+            }
+            nPairs = 0;
+            for (int j = 0; j < oldKey.length; j++)
+                if (oldKey[j] != 0) addPair(oldKey[j], oldTrace[j]);
+        }
+        int mask = pairKey.length - 1;
+        int slot = (int) ((key * 0x9E3779B97F4A7C15L) >>> 40) & mask;
+        while (pairKey[slot] != 0) slot = (slot + 1) & mask;
+        pairKey[slot] = key;
+        pairTrace[slot] = t;
+        nPairs++;
     }
 
     /* The trace of frame i (and the frames below it), created if new; -1 if
