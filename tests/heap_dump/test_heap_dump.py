@@ -7,7 +7,7 @@
                     counts and values identical. Skipped (exit 77) when the
                     Debian visualvm package cannot be installed.
 Other arguments: --java-home --agent --jar (HeapDumpTarget) --reader-src
-(HeapReader.java) --deps (scripts/deps.sh)."""
+(HeapReader.java) --deps (scripts/deps.sh) --cli (the hprof CLI, used if built)."""
 import glob
 import os
 import re
@@ -62,7 +62,14 @@ class FormatTests(unittest.TestCase):
             jcmd(self.env, pid, "JVMTI.data_dump")
         stop(proc)
         profile = hproftest.read_binary(out)
-        return profile, heapfile.dumps(profile)
+        found = heapfile.dumps(profile)
+        # Second opinion from the project's CLI, when it is built.
+        if self.env.cli and os.path.exists(self.env.cli):
+            r = subprocess.run([self.env.cli, "verify", out], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            self.assertIn(f"{dumps} heap dump", r.stdout)
+            self.assertIn(" 0 dangling references", r.stdout)
+        return profile, found
 
     def test_two_dumps_each_complete(self):
         profile, ds = self.dump_binary("two.hprof", "heap=dump", 2)
