@@ -590,7 +590,8 @@ static const char *finish(mctx *m, cf_member *mem, const smt_table *smt, int has
     }
     if (stack > 0xFFFF) return fail(m, "max_stack overflow");
     wr_t w;
-    wr_init(&w, (size_t)MAX_CODE * 4 + m->attrs_len * 2 + m->nexc * 8 + 64);
+    /* Frames promoted to extended forms grow from 1 to 3 bytes at most. */
+    wr_init(&w, (size_t)MAX_CODE * 2 + (size_t)m->attrs_len * 3 + m->nexc * 8u + 256);
     wr_u2(&w, stack);
     wr_u2(&w, m->max_locals);
     wr_u4(&w, m->end + m->handler_len);
