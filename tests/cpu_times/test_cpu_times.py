@@ -64,6 +64,12 @@ def make_case(env):
         def check_calls(self, rows):
             c = "CpuTimesCalls"
             self.assertEqual(count_path(rows, [f"{c}.leaf", f"{c}.main"]), N)
+            self.assertEqual(count_path(rows, [f"{c}.jdk", f"{c}.main"]), 20 * N)
+            self.assertEqual(count_path(rows, ["java.lang.Integer.compare", f"{c}.jdk", f"{c}.main"]),
+                             20 * N)
+            # an intrinsic: left uninstrumented, rather than losing the calls
+            # the JIT-compiled intrinsic makes
+            self.assertEqual(count_top(rows, "java.lang.Math.max"), 0)
             # rec(6) five times: 7 frames deep; depth=4 keeps the top 4 frames
             self.assertEqual(count_path(rows, [f"{c}.rec", f"{c}.main"]), 5)
             self.assertEqual(count_path(rows, [f"{c}.rec"] * 2 + [f"{c}.main"]), 5)

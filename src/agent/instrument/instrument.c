@@ -2,6 +2,7 @@
 
 #include "../core/agent.h"
 #include "../core/error.h"
+#include "intrinsics.h"
 #include "numbers.h"
 #include "tracker.h"
 
@@ -41,6 +42,7 @@ jmethodID hp_instr_method(int mnum) { return hp_num_method_id(mnum); }
 struct numbering {
     uint32_t cnum;
     bool is_object;
+    struct hp_intrinsics intrinsics;
     int *mnums;
     uint32_t n, cap;
     bool failed;
@@ -53,6 +55,7 @@ static int number_method(void *ctx, const char *name, const char *desc, uint16_t
     /* Object.<init> runs for every allocation, the tracker's own included:
      * an entry call there would recurse into the tracker. */
     if (nb->is_object && strcmp(name, "<init>") == 0) return BCI_SKIP;
+    if (hp_intrinsics_has(&nb->intrinsics, name, desc)) return BCI_SKIP;
     if (nb->n == nb->cap) {
         uint32_t cap = nb->cap ? 2 * nb->cap : 32;
         int *m = realloc(nb->mnums, sizeof *m * cap);
@@ -87,6 +90,7 @@ static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass rede
     }
     if (strcmp(name, HP_TRACKER_CLASS) == 0) return;
     struct numbering nb = {.is_object = strcmp(name, "java/lang/Object") == 0};
+    hp_intrinsics_scan(data, (size_t)len, &nb.intrinsics);
     nb.cnum = hp_num_class(jni, name, loader);
     if (nb.cnum == 0) return;
     struct bci_hooks h = hooks;

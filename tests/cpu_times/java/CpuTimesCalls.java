@@ -1,5 +1,6 @@
 /**
- * Calls methods a known number of times: a leaf N times, a recursion, an
+ * Calls methods a known number of times: a leaf N times, JDK methods 20 N
+ * times (enough for the JIT to compile them), a recursion, an
  * exception thrown through several frames, a thread killed by an uncaught
  * exception, and THREADS threads each calling work() M times.
  * Usage: CpuTimesCalls N M
@@ -10,6 +11,12 @@ public class CpuTimesCalls {
 
     static void leaf(int i) {
         sink += i;
+    }
+
+    /* JDK methods: Integer.compare is counted like any method; Math.max is
+     * a JIT intrinsic, left uninstrumented. */
+    static int jdk(int i) {
+        return Integer.compare(i, 7) + Math.max(i, 3);
     }
 
     static int rec(int n) {
@@ -65,6 +72,7 @@ public class CpuTimesCalls {
     public static void main(String[] args) throws Exception {
         int n = Integer.parseInt(args[0]), m = Integer.parseInt(args[1]);
         for (int i = 0; i < n; i++) leaf(i);
+        for (int i = 0; i < 20 * n; i++) sink += jdk(i);
         for (int i = 0; i < 5; i++) rec(6);
         for (int i = 0; i < 9; i++) catcher();
         Thread d = new Dying();
