@@ -79,6 +79,9 @@ def main():
     all_modes, all_programs = conf.modes(), conf.programs()
     modes = args.modes.split(",")
     programs = args.programs.split(",")
+    unknown = sorted(set(modes) - set(all_modes) | set(programs) - set(all_programs))
+    if unknown:
+        ap.error(f"unknown mode or program: {', '.join(unknown)}")
     java = os.path.join(args.jdk, "bin", "java")
     skip = set()  # modes rejected by the agent (skipped for all programs) and failed (program, mode)
     baseline = {}  # program -> first baseline wall time; later runs of it are stopped at --slowdown times it
