@@ -86,6 +86,7 @@ def make_case(env):
             self.assertEqual(count_top(rows, f"{c}$Dying.run"), 1)
             # 8 threads x M calls
             self.assertEqual(count_path(rows, [f"{c}.work", f"{c}$Worker.run"]), 8 * M)
+            self.assertEqual(count_path(rows, [f"{c}.brief", f"{c}$Brief.run"]), 200 * 100)
             self.assertEqual(count_top(rows, f"{c}.main"), 1)
 
         def test_exact_counts(self):

@@ -2,7 +2,8 @@
  * Calls methods a known number of times: a leaf N times, JDK methods 20 N
  * times (enough for the JIT to compile them), a recursion, an
  * exception thrown through several frames, a thread killed by an uncaught
- * exception, and THREADS threads each calling work() M times.
+ * exception, THREADS threads each calling work() M times, and 200 short
+ * threads calling brief() 100 times each.
  * Usage: CpuTimesCalls N M
  */
 public class CpuTimesCalls {
@@ -55,6 +56,18 @@ public class CpuTimesCalls {
         }
     }
 
+    static void brief() {
+        sink++;
+    }
+
+    /* Short-lived: 200 of them, in batches, churn the tracker's thread table. */
+    static final class Brief extends Thread {
+        @Override
+        public void run() {
+            for (int j = 0; j < 100; j++) brief();
+        }
+    }
+
     static final class Worker extends Thread {
         final int m;
 
@@ -83,6 +96,11 @@ public class CpuTimesCalls {
         for (int i = 0; i < THREADS; i++) ws[i] = new Worker(i, m);
         for (Thread w : ws) w.start();
         for (Thread w : ws) w.join();
+        for (int batch = 0; batch < 8; batch++) {
+            Thread[] bs = new Thread[25];
+            for (int i = 0; i < bs.length; i++) (bs[i] = new Brief()).start();
+            for (Thread b : bs) b.join();
+        }
         System.out.println("sink " + sink);
     }
 
