@@ -19,7 +19,10 @@ static struct bci_hooks hooks; /* the union of the clients' injections */
 static jclass tracker;
 static bool debug; /* HPROF_DEBUG_BCI set: log every class left unchanged */
 
-jclass hp_instr_tracker(void) { return tracker; }
+jclass hp_instr_tracker(void)
+{
+    return tracker;
+}
 
 bool hp_instr_engage(JNIEnv *jni)
 {
@@ -32,11 +35,20 @@ bool hp_instr_engage(JNIEnv *jni)
     return engage != NULL;
 }
 
-void hp_instr_want(int mnum) { hp_num_want(mnum); }
+void hp_instr_want(int mnum)
+{
+    hp_num_want(mnum);
+}
 
-void hp_instr_resolve(jvmtiEnv *jvmti, JNIEnv *jni) { hp_num_resolve(jvmti, jni); }
+void hp_instr_resolve(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+    hp_num_resolve(jvmti, jni);
+}
 
-jmethodID hp_instr_method(int mnum) { return hp_num_method_id(mnum); }
+jmethodID hp_instr_method(int mnum)
+{
+    return hp_num_method_id(mnum);
+}
 
 /* What one rewrite collects through the bci numbering callbacks. */
 struct numbering {

@@ -15,7 +15,8 @@ static uint32_t take(struct rd *r, unsigned n)
         return 0;
     }
     uint32_t v = 0;
-    for (unsigned i = 0; i < n; i++) v = v << 8 | *r->p++;
+    for (unsigned i = 0; i < n; i++)
+        v = v << 8 | *r->p++;
     return v;
 }
 
@@ -36,7 +37,8 @@ struct pool {
 
 static bool utf8_is(const struct pool *cp, unsigned i, const char *s)
 {
-    return i < cp->n && cp->utf8[i] && cp->len[i] == strlen(s) && !memcmp(cp->utf8[i], s, cp->len[i]);
+    return i < cp->n && cp->utf8[i] && cp->len[i] == strlen(s) &&
+           !memcmp(cp->utf8[i], s, cp->len[i]);
 }
 
 static void read_pool(struct rd *r, struct pool *cp)
@@ -52,11 +54,32 @@ static void read_pool(struct rd *r, struct pool *cp)
             cp->utf8[i] = r->p;
             skip(r, cp->len[i]);
             break;
-        case 7: case 8: case 16: case 19: case 20: skip(r, 2); break;
-        case 15: skip(r, 3); break;
-        case 3: case 4: case 9: case 10: case 11: case 12: case 17: case 18: skip(r, 4); break;
-        case 5: case 6: skip(r, 8), i++; break;
-        default: r->bad = true;
+        case 7:
+        case 8:
+        case 16:
+        case 19:
+        case 20:
+            skip(r, 2);
+            break;
+        case 15:
+            skip(r, 3);
+            break;
+        case 3:
+        case 4:
+        case 9:
+        case 10:
+        case 11:
+        case 12:
+        case 17:
+        case 18:
+            skip(r, 4);
+            break;
+        case 5:
+        case 6:
+            skip(r, 8), i++;
+            break;
+        default:
+            r->bad = true;
         }
     }
 }
@@ -79,12 +102,18 @@ static void skip_element(struct rd *r, int depth)
         return;
     }
     switch (take(r, 1)) {
-    case 'e': skip(r, 4); break;
-    case '@': skip_annotation(r, depth + 1); break;
-    case '[':
-        for (uint32_t n = take(r, 2); n-- && !r->bad;) skip_element(r, depth + 1);
+    case 'e':
+        skip(r, 4);
         break;
-    default: skip(r, 2); /* constants, strings, classes */
+    case '@':
+        skip_annotation(r, depth + 1);
+        break;
+    case '[':
+        for (uint32_t n = take(r, 2); n-- && !r->bad;)
+            skip_element(r, depth + 1);
+        break;
+    default:
+        skip(r, 2); /* constants, strings, classes */
     }
 }
 
@@ -126,7 +155,7 @@ void hp_intrinsics_scan(const uint8_t *cls, size_t len, struct hp_intrinsics *ou
     if (mentioned) {
         skip(&r, 6);
         skip(&r, 2 * (size_t)take(&r, 2)); /* interfaces */
-        skip_members(&r);                   /* fields */
+        skip_members(&r);                  /* fields */
         for (uint32_t n = take(&r, 2); n-- && !r.bad;) {
             take(&r, 2);
             uint32_t name = take(&r, 2), desc = take(&r, 2);

@@ -10,8 +10,8 @@
 
 struct cls {
     char *name;
-    jweak loader;      /* NULL: boot loader */
-    uint32_t next;     /* next class of the same name, 0 ends */
+    jweak loader;       /* NULL: boot loader */
+    uint32_t next;      /* next class of the same name, 0 ends */
     atomic_bool wanted; /* a report needs its methods */
     atomic_bool done;   /* its methods were looked up */
     int *mnums;         /* its numbered methods, set once rewritten */
@@ -55,8 +55,9 @@ static void *slot(void *_Atomic *pages, size_t size, uint32_t n)
 
 static struct cls *cls_get(uint32_t cnum)
 {
-    return cnum && cnum < atomic_load(&n_cls) ? slot((void *_Atomic *)cls_pages, sizeof(struct cls), cnum)
-                                              : NULL;
+    return cnum && cnum < atomic_load(&n_cls)
+               ? slot((void *_Atomic *)cls_pages, sizeof(struct cls), cnum)
+               : NULL;
 }
 
 static struct meth *meth_get(int mnum)
@@ -81,7 +82,8 @@ uint32_t hp_num_class(JNIEnv *jni, const char *name, jobject loader)
     pthread_mutex_lock(&name_lock);
     if (by_name == NULL) by_name = hp_table_new(sizeof(uint32_t));
     int added = 0;
-    uint32_t idx = by_name ? hp_table_intern(by_name, name, strlen(name), init_head, &cnum, &added) : 0;
+    uint32_t idx =
+        by_name ? hp_table_intern(by_name, name, strlen(name), init_head, &cnum, &added) : 0;
     if (idx && !added) {
         uint32_t *head = hp_table_info(by_name, idx);
         c->next = *head;

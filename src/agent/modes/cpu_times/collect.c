@@ -29,7 +29,7 @@ struct reading {
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER; /* snaps */
-static struct snap **snaps;                               /* by state id */
+static struct snap **snaps;                              /* by state id */
 static size_t n_snaps;
 
 static jclass tracker;
@@ -52,7 +52,8 @@ bool hp_ct_collect_init(JNIEnv *jni, jclass k)
         (*jni)->ExceptionClear(jni);
         return false;
     }
-    return m_states && m_retire && f_thread && f_id && f_n && f_keys && f_count && f_self && f_total;
+    return m_states && m_retire && f_thread && f_id && f_n && f_keys && f_count && f_self &&
+           f_total;
 }
 
 /* The snapshot of state `id`, created empty; NULL when out of memory. */
@@ -61,7 +62,8 @@ static struct snap *snap_get(jint id)
     if (id < 0) return NULL;
     if ((size_t)id >= n_snaps) {
         size_t n = n_snaps ? n_snaps : 64;
-        while (n <= (size_t)id) n *= 2;
+        while (n <= (size_t)id)
+            n *= 2;
         struct snap **a = realloc(snaps, sizeof *a * n);
         if (a == NULL) return NULL;
         memset(a + n_snaps, 0, sizeof *a * (n - n_snaps));
@@ -76,7 +78,8 @@ static bool snap_reserve(struct snap *s, uint32_t n)
 {
     if (n <= s->cap) return true;
     uint32_t cap = s->cap ? s->cap : 16;
-    while (cap < n) cap *= 2;
+    while (cap < n)
+        cap *= 2;
     uint32_t *serial = realloc(s->serial, sizeof *serial * cap);
     if (serial) s->serial = serial;
     uint32_t *count = realloc(s->count, sizeof *count * cap);
@@ -187,7 +190,8 @@ static struct hp_ct_row *row_of(struct rows *rs, uint32_t serial)
     if (serial < HP_TRACE_SERIAL_BASE) return NULL;
     if (i >= rs->cap) {
         size_t cap = rs->cap ? rs->cap : 1024;
-        while (cap <= i) cap *= 2;
+        while (cap <= i)
+            cap *= 2;
         struct hp_ct_row *a = realloc(rs->by_serial, sizeof *a * cap);
         if (a == NULL) return NULL;
         memset(a + rs->cap, 0, sizeof *a * (cap - rs->cap));
@@ -248,7 +252,8 @@ static void want_methods(const struct reading *r)
     struct snap *s = snap_get(r->id);
     for (uint32_t j = 0; j < (uint32_t)r->n; j++)
         if (s == NULL || j >= s->cap || s->serial[j] == 0)
-            for (int k = 0; k < d && r->keys[j * d + k] >= 0; k++) hp_instr_want(r->keys[j * d + k]);
+            for (int k = 0; k < d && r->keys[j * d + k] >= 0; k++)
+                hp_instr_want(r->keys[j * d + k]);
 }
 
 static struct reading *read_all(jvmtiEnv *jvmti, JNIEnv *jni, jint *n_out)
@@ -285,7 +290,8 @@ struct hp_ct_row *hp_ct_collect(jvmtiEnv *jvmti, JNIEnv *jni, size_t *n_out)
     if (rd == NULL) return NULL;
     struct rows rs = {0};
     pthread_mutex_lock(&lock);
-    for (jint i = 0; i < n; i++) want_methods(&rd[i]);
+    for (jint i = 0; i < n; i++)
+        want_methods(&rd[i]);
     hp_instr_resolve(jvmti, jni);
     for (jint i = 0; i < n; i++) {
         account(jvmti, jni, &rd[i], &rs);

@@ -13,7 +13,10 @@
 
 static bool collect_ready;
 
-int hp_ct_depth(void) { return hp.opt.cpu_old ? 2 : hp.opt.depth; }
+int hp_ct_depth(void)
+{
+    return hp.opt.cpu_old ? 2 : hp.opt.depth;
+}
 
 /* HprofTracker's natives (see instrument.h). */
 JNIEXPORT jint JNICALL Java_java_lang_HprofTracker_depth(JNIEnv *jni, jclass k)
@@ -65,7 +68,8 @@ static void vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
 static void dump(jvmtiEnv *jvmti, JNIEnv *jni)
 {
     /* The message depends on cpu=old, so it is not a constant dump_message. */
-    hp_verbose(hp.opt.cpu_old ? " CPU usage in old prof format ..." : " CPU usage by timing methods ...");
+    hp_verbose(hp.opt.cpu_old ? " CPU usage in old prof format ..."
+                              : " CPU usage by timing methods ...");
     size_t n = 0;
     struct hp_ct_row *rows = collect_ready ? hp_ct_collect(jvmti, jni, &n) : NULL;
     if (hp.opt.cpu_old)

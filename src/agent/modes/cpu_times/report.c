@@ -9,7 +9,10 @@
 #include <stdlib.h>
 
 /* Nanoseconds to the report's milliseconds, rounded to nearest. */
-static uint64_t ms(uint64_t ns) { return (ns + 500000) / 1000000; }
+static uint64_t ms(uint64_t ns)
+{
+    return (ns + 500000) / 1000000;
+}
 
 static int by_self(const void *a, const void *b)
 {
@@ -47,7 +50,8 @@ void hp_ct_report_times(struct hp_ct_row *rows, size_t n)
     }
     struct hp_cpu_report r = {HP_CPU_TIME, total_ms, out, k};
     hp_out_lock();
-    for (size_t i = 0; i < k; i++) hp_trace_write(out[i].trace);
+    for (size_t i = 0; i < k; i++)
+        hp_trace_write(out[i].trace);
     hp_ascii_cpu_report.report(&r);
     hp_out_unlock();
     free(out);

@@ -40,4 +40,7 @@ bool hp_ct_ticker_start(jvmtiEnv *jvmti, JNIEnv *jni, jclass k)
     return false;
 }
 
-void hp_ct_ticker_stop(void) { atomic_store(&ticking, false); }
+void hp_ct_ticker_stop(void)
+{
+    atomic_store(&ticking, false);
+}
