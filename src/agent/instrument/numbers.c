@@ -14,8 +14,8 @@ struct cls {
     uint32_t next;      /* next class of the same name, 0 ends */
     atomic_bool wanted; /* a report needs its methods */
     atomic_bool done;   /* its methods were looked up */
-    int *mnums;         /* its numbered methods, set once rewritten */
     uint32_t n_mnums;
+    _Atomic(int *) mnums; /* its numbered methods, published after n_mnums */
 };
 
 struct meth {
@@ -127,8 +127,8 @@ void hp_num_class_methods(uint32_t cnum, const int *mnums, uint32_t n)
         return;
     }
     memcpy(copy, mnums, sizeof *copy * n);
-    c->mnums = copy;
     c->n_mnums = n;
+    atomic_store(&c->mnums, copy);
 }
 
 /* Gives the methods of class c the jmethodIDs of the loaded class k. */
@@ -140,8 +140,9 @@ static void match_methods(jvmtiEnv *jvmti, struct cls *c, jclass k)
     for (jint i = 0; i < n; i++) {
         char *name = NULL, *sig = NULL;
         if ((*jvmti)->GetMethodName(jvmti, ids[i], &name, &sig, NULL) != JVMTI_ERROR_NONE) continue;
+        int *mnums = atomic_load(&c->mnums);
         for (uint32_t j = 0; j < c->n_mnums; j++) {
-            struct meth *m = meth_get(c->mnums[j]);
+            struct meth *m = meth_get(mnums[j]);
             if (m && strcmp(m->name, name) == 0 && strcmp(m->desc, sig) == 0)
                 atomic_store(&m->id, ids[i]);
         }
@@ -173,7 +174,8 @@ static void resolve_class(jvmtiEnv *jvmti, JNIEnv *jni, jclass k)
         jobject loader = NULL;
         bool have_loader = false;
         for (struct cls *c; (c = cls_get(cnum)) != NULL; cnum = c->next) {
-            if (!atomic_load(&c->wanted) || atomic_load(&c->done) || c->mnums == NULL) continue;
+            if (!atomic_load(&c->wanted) || atomic_load(&c->done) || atomic_load(&c->mnums) == NULL)
+                continue;
             if (!have_loader) {
                 if ((*jvmti)->GetClassLoader(jvmti, k, &loader) != JVMTI_ERROR_NONE) break;
                 have_loader = true;
