@@ -73,6 +73,9 @@ static bool read_class(jvmtiEnv *jvmti, JNIEnv *jni, jclass k, struct hd_class *
     jobject loader = NULL;
     if ((*jvmti)->GetClassLoader(jvmti, k, &loader) == JVMTI_ERROR_NONE)
         c->loader = tag_of(jvmti, jni, loader);
+    jint status = 0;
+    if (c->array_elem == 0 && (*jvmti)->GetClassStatus(jvmti, k, &status) == JVMTI_ERROR_NONE)
+        c->unprepared = !(status & JVMTI_CLASS_STATUS_PREPARED);
     if (c->array_elem == 0) {
         read_fields(jvmti, k, c);
         read_interfaces(jvmti, jni, k, c);
@@ -129,6 +132,15 @@ static void build(struct hd_classes *cs, struct hd_class *c)
     c->inst_bytes = c->super_cls ? c->super_cls->inst_bytes : 0;
     for (uint32_t i = 0; i < c->n_inst; i++)
         c->inst_bytes += hd_type_size(c->inst[i].type);
+    c->slot_type = malloc((size_t)c->n_values + 1);
+    if (c->slot_type) {
+        for (uint32_t i = 0; i < c->n_inst; i++)
+            c->slot_type[i] = c->inst[i].type;
+        if (c->super_cls && c->super_cls->slot_type)
+            memcpy(c->slot_type + c->n_inst, c->super_cls->slot_type, c->super_cls->n_values);
+        else
+            memset(c->slot_type + c->n_inst, 0, c->n_values - c->n_inst);
+    }
 
     uint32_t n_iface = 0;
     struct hd_map seen;
@@ -223,6 +235,7 @@ void hd_classes_free(struct hd_classes *cs)
         free(c->stat);
         free(c->stat_val);
         free(c->index_map);
+        free(c->slot_type);
         free(c->cp);
         free(c->ifaces);
     }

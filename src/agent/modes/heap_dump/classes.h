@@ -31,6 +31,7 @@ struct hd_class {
     hp_objid_t super, loader, signers, domain;
     struct hd_class *super_cls;
     bool is_interface;
+    bool unprepared; /* loaded, not prepared: no instances but CDS archive ones */
     char array_elem; /* 0: not an array; 'L' for object arrays, else the primitive char */
     /* Own fields, each in GetClassFields order. */
     struct hd_field *inst, *stat;
@@ -40,6 +41,7 @@ struct hd_class {
      * and so on, as INSTANCE DUMP lists them. */
     uint32_t n_values;
     uint32_t inst_bytes; /* INSTANCE DUMP value bytes, references as 8 */
+    char *slot_type;     /* type character of each value slot */
     /* JVM TI field index -> slot: >= 0 instance value slot, <= -2 static
      * (-2 - k for static k), -1 not a field of this class. */
     int32_t *index_map;

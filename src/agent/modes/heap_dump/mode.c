@@ -42,6 +42,10 @@ static void report(const struct hd_walk *w, const struct hd_stream *s)
     if (w->truncated)
         hp_error("heap dump: %" PRIu64 " arrays too large for a record were truncated",
                  w->truncated);
+    if (w->mismatched)
+        hp_error("heap dump: %" PRIu64 " field values matched no field of their class (JVM TI "
+                 "field indices differ from the class layout); written as zero",
+                 w->mismatched);
     if (w->oom) hp_error("heap dump: out of memory, %" PRIu64 " values lost", w->oom);
     if (hp.opt.logflags)
         fprintf(stderr,

@@ -44,6 +44,9 @@ static void finish(struct hd_walk *w)
     case CUR_OBJ_ARRAY:
         w->enc->obj_array_end(w->s);
         w->objects++;
+        for (uint32_t i = 0; i < w->n_pending; i++)
+            w->enc->root(w->s, &w->pending[i]);
+        w->n_pending = 0;
         break;
     case CUR_PRIM_ARRAY:
         /* No contents reported (primarrays=n): an empty array record. */
@@ -65,6 +68,8 @@ static void begin(struct hd_walk *w, hp_objid_t obj, jlong class_tag)
     w->kind = CUR_SKIP;
     if (c == NULL) {
         w->skipped++; /* its class was loaded after the dump started */
+    } else if (c->unprepared) {
+        /* a dormant CDS archive object, see shown() */
     } else if (c == w->cs->java_lang_class) {
         w->cls = hd_class_of(w->cs, obj); /* NULL: not a class we dump, see shown() */
         if (w->cls) w->kind = CUR_CLASS;
@@ -137,7 +142,23 @@ static void root(struct hd_walk *w, jvmtiHeapReferenceKind kind, const jvmtiHeap
         break;
     }
     (void)class_tag;
-    w->enc->root(w->s, &r);
+    /* HotSpot reports the stack roots of unmounted virtual threads while it
+     * visits objects; an open array record must not be interrupted. */
+    if (w->kind != CUR_OBJ_ARRAY) {
+        w->enc->root(w->s, &r);
+        return;
+    }
+    if (w->n_pending == w->cap_pending) {
+        uint32_t cap = w->cap_pending ? w->cap_pending * 2 : 64;
+        struct hd_root *grown = realloc(w->pending, cap * sizeof *grown);
+        if (grown == NULL) {
+            w->oom++;
+            return;
+        }
+        w->pending = grown;
+        w->cap_pending = cap;
+    }
+    w->pending[w->n_pending++] = r;
 }
 
 static void add_cp(struct hd_walk *w, struct hd_class *c, jint index, hp_objid_t value)
@@ -155,13 +176,14 @@ static void add_cp(struct hd_walk *w, struct hd_class *c, jint index, hp_objid_t
     c->cp[c->n_cp++] = (struct hd_cp_entry){(uint32_t)index, value};
 }
 
-/* A reference as the dump shows it. A java.lang.Class that is neither a
- * loaded class nor a primitive type's is a mirror the JVM keeps for a class
- * not loaded yet (the CDS archive's): null, as in the JVM's own dumps. */
-static hp_objid_t shown(struct hd_walk *w, jlong class_tag, hp_objid_t obj)
+/* A reference as the dump shows it (c: the referee's class). The CDS
+ * archive holds objects of classes not loaded or prepared yet, and mirrors
+ * of such classes; the JVM's own dumps leave them out and show references
+ * to them as null, and so does this one. */
+static hp_objid_t shown(struct hd_walk *w, const struct hd_class *c, hp_objid_t obj)
 {
-    const struct hd_class *jlc = w->cs->java_lang_class;
-    if (jlc == NULL || (hp_objid_t)class_tag != jlc->obj || class_of(w, (jlong)obj)) return obj;
+    if (c == NULL || c->unprepared) return 0;
+    if (c != w->cs->java_lang_class || class_of(w, (jlong)obj)) return obj;
     for (int i = 0; i < 9; i++)
         if (w->cs->prims[i] == obj) return obj;
     return 0;
@@ -175,15 +197,14 @@ static jint JNICALL on_reference(jvmtiHeapReferenceKind kind, const jvmtiHeapRef
     struct hd_walk *w = user_data;
     hp_objid_t obj = tag_of(tag_ptr);
     /* What the visit of this object will need but not be told. */
+    struct hd_class *c = class_of(w, class_tag);
     if (length >= 0) {
-        struct hd_class *c = class_of(w, class_tag);
         if (c && c->array_elem == 'L' &&
             !hd_map_put(&w->arrays, obj,
                         (uint32_t)length | (uint64_t)(size > UINT32_MAX ? UINT32_MAX : size) << 32))
             w->oom++;
-    } else {
-        struct hd_class *c = class_of(w, class_tag);
-        if (c && c->inst_size == 0) c->inst_size = (uint64_t)size;
+    } else if (c && c->inst_size == 0) {
+        c->inst_size = (uint64_t)size;
     }
     if (referrer_tag_ptr == NULL) {
         root(w, kind, info, obj, class_tag);
@@ -192,20 +213,28 @@ static jint JNICALL on_reference(jvmtiHeapReferenceKind kind, const jvmtiHeapRef
     hp_objid_t from = tag_of(referrer_tag_ptr);
     if (from != w->cur) begin(w, from, referrer_class_tag);
     int32_t slot;
-    obj = shown(w, class_tag, obj);
+    obj = shown(w, c, obj);
     if (obj == 0) return JVMTI_VISIT_OBJECTS;
     switch (kind) {
     case JVMTI_HEAP_REFERENCE_FIELD:
-        if (w->kind == CUR_INSTANCE && (slot = hd_class_slot(w->cls, info->field.index)) >= 0)
+        if (w->kind != CUR_INSTANCE) break;
+        slot = hd_class_slot(w->cls, info->field.index);
+        if (slot >= 0 && w->cls->slot_type && w->cls->slot_type[slot] == 'L')
             w->values[slot].j = (jlong)obj;
+        else
+            w->mismatched++;
         break;
     case JVMTI_HEAP_REFERENCE_ARRAY_ELEMENT:
         if (w->kind == CUR_OBJ_ARRAY)
             w->enc->obj_array_elem(w->s, (uint32_t)info->array.index, obj);
         break;
     case JVMTI_HEAP_REFERENCE_STATIC_FIELD:
-        if (w->kind == CUR_CLASS && (slot = hd_class_slot(w->cls, info->field.index)) <= -2)
+        if (w->kind != CUR_CLASS) break;
+        slot = hd_class_slot(w->cls, info->field.index);
+        if (slot <= -2 && w->cls->stat[-2 - slot].type == 'L')
             w->cls->stat_val[-2 - slot].j = (jlong)obj;
+        else
+            w->mismatched++;
         break;
     case JVMTI_HEAP_REFERENCE_CONSTANT_POOL:
         if (w->kind == CUR_CLASS) add_cp(w, w->cls, info->constant_pool.index, obj);
@@ -227,17 +256,20 @@ static jint JNICALL on_primitive_field(jvmtiHeapReferenceKind kind,
                                        jlong *object_tag_ptr, jvalue value,
                                        jvmtiPrimitiveType value_type, void *user_data)
 {
-    (void)value_type;
     struct hd_walk *w = user_data;
     hp_objid_t from = tag_of(object_tag_ptr);
     if (from != w->cur) begin(w, from, object_class_tag);
-    int32_t slot = w->kind == CUR_INSTANCE || w->kind == CUR_CLASS
-                       ? hd_class_slot(w->cls, info->field.index)
-                       : -1;
-    if (kind == JVMTI_HEAP_REFERENCE_FIELD && w->kind == CUR_INSTANCE && slot >= 0)
+    if (w->kind != CUR_INSTANCE && w->kind != CUR_CLASS) return JVMTI_VISIT_OBJECTS;
+    /* jvmtiPrimitiveType values are the signature characters. */
+    int32_t slot = hd_class_slot(w->cls, info->field.index);
+    if (kind == JVMTI_HEAP_REFERENCE_FIELD && slot >= 0 && w->cls->slot_type &&
+        w->cls->slot_type[slot] == (char)value_type)
         w->values[slot] = value;
-    else if (kind == JVMTI_HEAP_REFERENCE_STATIC_FIELD && w->kind == CUR_CLASS && slot <= -2)
+    else if (kind == JVMTI_HEAP_REFERENCE_STATIC_FIELD && slot <= -2 &&
+             w->cls->stat[-2 - slot].type == (char)value_type)
         w->cls->stat_val[-2 - slot] = value;
+    else
+        w->mismatched++;
     return JVMTI_VISIT_OBJECTS;
 }
 
@@ -288,6 +320,7 @@ void hd_walk_free(struct hd_walk *w)
 {
     hd_map_free(&w->arrays);
     free(w->values);
+    free(w->pending);
     w->values = NULL;
     w->cap_values = 0;
 }

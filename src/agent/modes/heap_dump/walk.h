@@ -28,7 +28,11 @@ struct hd_walk {
     uint32_t cap_values;
     struct hd_class *cache[256]; /* class lookups by class object ID */
     uint32_t gref;
+    /* Roots reported while an object array's record is open wait here. */
+    struct hd_root *pending;
+    uint32_t n_pending, cap_pending;
     uint64_t objects, skipped, truncated, oom;
+    uint64_t mismatched; /* values whose field index or type fit no field */
 };
 
 /* Walks the heap; false if FollowReferences failed. The stream gets the
