@@ -113,8 +113,20 @@ class FormatTests(unittest.TestCase):
                             frames)
 
     def test_ascii(self):
+        self.check_ascii("heap=dump")
+
+    def test_ascii_heap_all(self):
+        text, body = self.check_ascii("heap=all")
+        traces = set(re.findall(r"^OBJ [0-9a-f]+ \(sz=\d+, trace=(\d+), class=HeapDumpTarget\$Leaf@",
+                                body, re.M))
+        self.assertNotIn("300000", traces)
+        for t in traces:
+            self.assertRegex(text, rf"\nTRACE {t}:\n(\t.*\n)*\tHeapDumpTarget\.main\(")
+        self.assertIn("\nSITES BEGIN", text)
+
+    def check_ascii(self, options):
         out = fresh(os.path.join(self.env.work, "dump.txt"))
-        proc, _ = start_target(self.env, f"heap=dump,file={out}")
+        proc, _ = start_target(self.env, f"{options},file={out}")
         stop(proc)
         with open(out, encoding="utf-8") as f:
             text = f.read()
@@ -137,6 +149,7 @@ class FormatTests(unittest.TestCase):
         self.assertRegex(body, r"\nCLS [0-9a-f]+ \(name=HeapDumpTarget\$Leaf, trace=\d+\)\n"
                                r"\tsuper\t\t[0-9a-f]+\n(\t.*\n)*\tstatic kind\t")
         self.assertTrue(body.startswith("ROOT 0 (kind=<thread>, id=200000, trace=300000)\n"))
+        return text, body
 
 
 def normalise(name):
