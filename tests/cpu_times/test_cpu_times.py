@@ -114,7 +114,7 @@ def make_case(env):
             self.assertEqual(len({r[3] for r in work}), 8)
 
         def test_cpu_ratio(self):
-            self.run_ok("cpu=times,file=out.txt", ["CpuTimesRatio", "3000000"])
+            self.run_ok("cpu=times,file=out.txt", ["CpuTimesRatio", "10000000"])
             rows = cpu_rows(ht.read_ascii(os.path.join(self.dir, "out.txt")))
             heavy = sum(r[1] for r in rows if r[2][0] == "CpuTimesRatio.heavy")
             light = sum(r[1] for r in rows if r[2][0] == "CpuTimesRatio.light")

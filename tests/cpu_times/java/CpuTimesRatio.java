@@ -7,14 +7,22 @@ public class CpuTimesRatio {
     static volatile long sink;
 
     static void heavy(long units) {
-        long x = 1;
-        for (long i = 0; i < 3 * units; i++) x = x * 6364136223846793005L + 1442695040888963407L;
+        long x = sink | 1;
+        for (long i = 0; i < 3 * units; i++) { /* xorshift: a chain the JIT cannot shortcut */
+            x ^= x << 13;
+            x ^= x >>> 7;
+            x ^= x << 17;
+        }
         sink += x;
     }
 
     static void light(long units) {
-        long x = 1;
-        for (long i = 0; i < units; i++) x = x * 6364136223846793005L + 1442695040888963407L;
+        long x = sink | 1;
+        for (long i = 0; i < units; i++) { /* xorshift: a chain the JIT cannot shortcut */
+            x ^= x << 13;
+            x ^= x >>> 7;
+            x ^= x << 17;
+        }
         sink += x;
     }
 

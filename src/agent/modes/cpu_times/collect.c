@@ -2,6 +2,7 @@
 
 #include "../../core/agent.h"
 #include "../../instrument/instrument.h"
+#include "../../tables/table.h"
 #include "../../tables/thread.h"
 #include "../../tables/trace.h"
 #include "cpu_times.h"
@@ -10,27 +11,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* What was reported of one tracker state (one thread) so far. */
+/* What was reported of one tracker state (one running thread) so far. */
 struct snap {
     uint32_t n, cap;
     uint32_t *serial; /* trace serial per local trace, 0: not interned yet */
     uint32_t *count;
     uint64_t *self, *total;
-    uint32_t thread_serial; /* set when the thread ended */
 };
 
-/* One state as read at this dump. */
+/* One state as read now. */
 struct reading {
     jint id, n;
-    bool ended;
     uint32_t thread_serial;
     jint *keys, *count;
     jlong *self, *total;
 };
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER; /* snaps */
+/* What ended threads did since the last dump, keyed by (thread serial with
+ * thread=y, the trace's method numbers): a thread's state is read and
+ * dropped when it ends, so that thread churn does not keep its memory. */
+struct ended_sum {
+    uint64_t count, self, total;
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER; /* snaps, ended */
 static struct snap **snaps;                              /* by state id */
 static size_t n_snaps;
+static struct hp_table *ended;
 
 static jclass tracker;
 static jmethodID m_states, m_retire;
@@ -40,7 +47,7 @@ bool hp_ct_collect_init(JNIEnv *jni, jclass k)
 {
     tracker = k;
     m_states = (*jni)->GetStaticMethodID(jni, k, "states", "()[Ljava/lang/HprofTracker;");
-    m_retire = (*jni)->GetStaticMethodID(jni, k, "retire", "()I");
+    m_retire = (*jni)->GetStaticMethodID(jni, k, "retire", "()Ljava/lang/HprofTracker;");
     f_thread = (*jni)->GetFieldID(jni, k, "thread", "Ljava/lang/Thread;");
     f_id = (*jni)->GetFieldID(jni, k, "id", "I");
     f_n = (*jni)->GetFieldID(jni, k, "nTraces", "I");
@@ -52,8 +59,9 @@ bool hp_ct_collect_init(JNIEnv *jni, jclass k)
         (*jni)->ExceptionClear(jni);
         return false;
     }
-    return m_states && m_retire && f_thread && f_id && f_n && f_keys && f_count && f_self &&
-           f_total;
+    ended = hp_table_new(sizeof(struct ended_sum));
+    return ended && m_states && m_retire && f_thread && f_id && f_n && f_keys && f_count &&
+           f_self && f_total;
 }
 
 /* The snapshot of state `id`, created empty; NULL when out of memory. */
@@ -110,20 +118,6 @@ static void snap_free(jint id)
     snaps[id] = NULL;
 }
 
-void hp_ct_thread_end(JNIEnv *jni, uint32_t serial)
-{
-    if (tracker == NULL) return;
-    jint id = (*jni)->CallStaticIntMethod(jni, tracker, m_retire);
-    if ((*jni)->ExceptionCheck(jni)) {
-        (*jni)->ExceptionClear(jni);
-        return;
-    }
-    pthread_mutex_lock(&lock);
-    struct snap *s = snap_get(id);
-    if (s) s->thread_serial = serial;
-    pthread_mutex_unlock(&lock);
-}
-
 static void *array_copy(JNIEnv *jni, jobject state, jfieldID f, jint n, bool is_long)
 {
     jarray a = (*jni)->GetObjectField(jni, state, f);
@@ -155,15 +149,16 @@ static void reading_free(struct reading *r)
 
 /* Copies one state's counters; the trace count first, as the tracker
  * publishes grown arrays before a larger count. */
-static bool read_state(jvmtiEnv *jvmti, JNIEnv *jni, jobject state, bool ended, struct reading *r)
+static bool read_state(jvmtiEnv *jvmti, JNIEnv *jni, jobject state, uint32_t serial,
+                       struct reading *r)
 {
     int d = hp_ct_depth();
     memset(r, 0, sizeof *r);
-    r->ended = ended;
     r->id = (*jni)->GetIntField(jni, state, f_id);
     r->n = (*jni)->GetIntField(jni, state, f_n);
     if (r->n < 0 || (uint64_t)r->n * (uint64_t)(d ? d : 1) > INT32_MAX) return false;
-    if (hp.opt.thread && !ended) {
+    r->thread_serial = hp.opt.thread ? serial : 0;
+    if (hp.opt.thread && serial == 0) {
         jobject thread = (*jni)->GetObjectField(jni, state, f_thread);
         struct hp_thread *t = thread ? hp_thread_get(jvmti, thread) : NULL;
         r->thread_serial = t ? t->serial : HP_THREAD_SERIAL_UNKNOWN;
@@ -228,7 +223,6 @@ static void account(jvmtiEnv *jvmti, JNIEnv *jni, struct reading *r, struct rows
 {
     struct snap *s = snap_get(r->id);
     if (s == NULL || !snap_reserve(s, (uint32_t)r->n)) return;
-    if (r->ended) r->thread_serial = s->thread_serial;
     for (uint32_t j = 0; j < (uint32_t)r->n; j++) {
         uint32_t dc = (uint32_t)r->count[j] - s->count[j];
         uint64_t ds = (uint64_t)r->self[j] - s->self[j], dt = (uint64_t)r->total[j] - s->total[j];
@@ -256,6 +250,91 @@ static void want_methods(const struct reading *r)
                 hp_instr_want(r->keys[j * d + k]);
 }
 
+/* Adds what an ending thread did since the last dump to `ended`. */
+static void fold_ended(const struct reading *r)
+{
+    int d = hp_ct_depth();
+    size_t key_len = sizeof(uint32_t) + sizeof(jint) * (size_t)d;
+    uint32_t *key = malloc(key_len);
+    struct snap *s = (size_t)r->id < n_snaps ? snaps[r->id] : NULL;
+    for (uint32_t j = 0; key && j < (uint32_t)r->n; j++) {
+        bool seen = s && j < s->cap;
+        uint32_t dc = (uint32_t)r->count[j] - (seen ? s->count[j] : 0);
+        uint64_t ds = (uint64_t)r->self[j] - (seen ? s->self[j] : 0);
+        uint64_t dt = (uint64_t)r->total[j] - (seen ? s->total[j] : 0);
+        if (dc == 0 && ds == 0 && dt == 0) continue;
+        key[0] = r->thread_serial;
+        memcpy(key + 1, r->keys + (size_t)j * (size_t)d, sizeof(jint) * (size_t)d);
+        uint32_t idx = hp_table_intern(ended, key, key_len, NULL, NULL, NULL);
+        struct ended_sum *sum = idx ? hp_table_info(ended, idx) : NULL;
+        if (sum == NULL) continue;
+        sum->count += dc;
+        sum->self += ds;
+        sum->total += dt;
+    }
+    free(key);
+}
+
+void hp_ct_thread_end(jvmtiEnv *jvmti, JNIEnv *jni, uint32_t serial)
+{
+    if (tracker == NULL) return;
+    pthread_mutex_lock(&lock);
+    jobject state = (*jni)->CallStaticObjectMethod(jni, tracker, m_retire);
+    struct reading r;
+    if ((*jni)->ExceptionCheck(jni)) {
+        (*jni)->ExceptionClear(jni);
+    } else if (state && read_state(jvmti, jni, state, serial, &r)) {
+        fold_ended(&r);
+        if ((size_t)r.id < n_snaps) snap_free(r.id);
+        reading_free(&r);
+    }
+    if (state) (*jni)->DeleteLocalRef(jni, state);
+    pthread_mutex_unlock(&lock);
+}
+
+/* The trace serial of an `ended` key (thread serial, method numbers). */
+static uint32_t intern_key(jvmtiEnv *jvmti, JNIEnv *jni, const uint32_t *key, int d)
+{
+    jvmtiFrameInfo *frames = malloc(sizeof *frames * (size_t)(d ? d : 1));
+    jint n = 0;
+    if (frames == NULL) return HP_TRACE_EMPTY;
+    const jint *mids = (const jint *)(key + 1);
+    for (int k = 0; k < d && mids[k] >= 0; k++, n++) {
+        frames[n].method = hp_instr_method(mids[k]);
+        frames[n].location = -1;
+    }
+    uint32_t serial = hp_trace_from_frames(jvmti, jni, frames, n, key[0]);
+    free(frames);
+    return serial;
+}
+
+/* Moves the sums of ended threads into the rows. */
+static void drain_ended(jvmtiEnv *jvmti, JNIEnv *jni, struct rows *rs)
+{
+    int d = hp_ct_depth();
+    uint32_t n = hp_table_count(ended);
+    for (uint32_t i = 1; i <= n; i++) {
+        struct ended_sum *sum = hp_table_info(ended, i);
+        size_t len;
+        const uint32_t *key = hp_table_key(ended, i, &len);
+        if (sum->count || sum->self || sum->total)
+            for (int k = 0; k < d && ((const jint *)(key + 1))[k] >= 0; k++)
+                hp_instr_want(((const jint *)(key + 1))[k]);
+    }
+    hp_instr_resolve(jvmti, jni);
+    for (uint32_t i = 1; i <= n; i++) {
+        struct ended_sum *sum = hp_table_info(ended, i);
+        size_t len;
+        if (!sum->count && !sum->self && !sum->total) continue;
+        struct hp_ct_row *row = row_of(rs, intern_key(jvmti, jni, hp_table_key(ended, i, &len), d));
+        if (row == NULL) continue;
+        row->count += (uint32_t)sum->count;
+        row->self_ns += sum->self;
+        row->total_ns += sum->total;
+        memset(sum, 0, sizeof *sum);
+    }
+}
+
 static struct reading *read_all(jvmtiEnv *jvmti, JNIEnv *jni, jint *n_out)
 {
     *n_out = 0;
@@ -266,14 +345,10 @@ static struct reading *read_all(jvmtiEnv *jvmti, JNIEnv *jni, jint *n_out)
     }
     jint len = (*jni)->GetArrayLength(jni, states), n = 0;
     struct reading *rd = calloc((size_t)(len ? len : 1), sizeof *rd);
-    bool ended = false;
     for (jint i = 0; rd && i < len; i++) {
         jobject st = (*jni)->GetObjectArrayElement(jni, states, i);
-        if (st == NULL) {
-            ended = true;
-            continue;
-        }
-        if (read_state(jvmti, jni, st, ended, &rd[n])) n++;
+        if (st == NULL) continue;
+        if (read_state(jvmti, jni, st, 0, &rd[n])) n++;
         (*jni)->DeleteLocalRef(jni, st);
     }
     (*jni)->DeleteLocalRef(jni, states);
@@ -293,9 +368,9 @@ struct hp_ct_row *hp_ct_collect(jvmtiEnv *jvmti, JNIEnv *jni, size_t *n_out)
     for (jint i = 0; i < n; i++)
         want_methods(&rd[i]);
     hp_instr_resolve(jvmti, jni);
+    drain_ended(jvmti, jni, &rs);
     for (jint i = 0; i < n; i++) {
         account(jvmti, jni, &rd[i], &rs);
-        if (rd[i].ended) snap_free(rd[i].id);
         reading_free(&rd[i]);
     }
     pthread_mutex_unlock(&lock);

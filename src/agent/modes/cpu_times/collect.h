@@ -20,8 +20,8 @@ struct hp_ct_row {
 
 /* Looks up the tracker's fields and methods; false if they are missing. */
 bool hp_ct_collect_init(JNIEnv *jni, jclass tracker);
-/* On an ending thread: closes its data (thread serial `serial`). */
-void hp_ct_thread_end(JNIEnv *jni, uint32_t serial);
+/* On an ending thread: takes in its data and drops its tracker state. */
+void hp_ct_thread_end(jvmtiEnv *jvmti, JNIEnv *jni, uint32_t serial);
 /* The rows (malloc'd, *n of them, every trace with calls) since the last
  * dump; NULL with *n = 0 when there is nothing or on failure. */
 struct hp_ct_row *hp_ct_collect(jvmtiEnv *jvmti, JNIEnv *jni, size_t *n);

@@ -55,8 +55,8 @@ static void vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
 
 static void thread_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, struct hp_thread *t)
 {
-    (void)jvmti, (void)thread;
-    if (collect_ready && !t->agent) hp_ct_thread_end(jni, t->serial);
+    (void)thread;
+    if (collect_ready && !t->agent) hp_ct_thread_end(jvmti, jni, t->serial);
 }
 
 static void vm_death(jvmtiEnv *jvmti, JNIEnv *jni)

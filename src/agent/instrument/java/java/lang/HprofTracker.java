@@ -46,7 +46,7 @@ public final class HprofTracker {
      * retired slot. Only written under the class lock. */
     private static volatile HprofTracker[] table = new HprofTracker[64];
     private static int used; /* slots not null, GONE included */
-    /* Every state whose data the agent has not yet collected. */
+    /* The states of running threads, for the agent. */
     private static HprofTracker[] all = new HprofTracker[16];
     private static int nAll, nextId;
     private static Thread registering;
@@ -61,14 +61,15 @@ public final class HprofTracker {
 
     private Thread thread; /* null once the thread ended */
     private final int id;
+    private int allIndex; /* in all[] */
 
     /* Shadow stack. Per frame, in fi: method number and trace; in fl: clock
      * at entry (or at the last checkpoint), clock charged to finished callees
      * since then, and scaled self and total time of earlier intervals. The
      * last three are zero in free slots, so a push writes only 3 values. */
     private int sp;
-    private int[] fi = new int[2 * 64];
-    private long[] fl = new long[4 * 64];
+    private int[] fi = new int[2 * 32];
+    private long[] fl = new long[4 * 32];
 
     /* Traces 0..nTraces-1: DEPTH method numbers each (top first, -1 padded),
      * completed calls, scaled self and total time in ns, the unscaled time
@@ -84,8 +85,8 @@ public final class HprofTracker {
     private int rootCallee = -1, rootCalleeTrace = -1;
     /* (caller's trace, callee) -> callee's trace, behind that cache: keys
      * are ((trace + 1) << 32 | method) + 1, 0 marks a free slot. */
-    private long[] pairKey = new long[64];
-    private int[] pairTrace = new int[64];
+    private long[] pairKey = new long[32];
+    private int[] pairTrace = new int[32];
     private int nPairs;
     private int nDirty, gen = 1;
     private int[] index = new int[32]; /* hash of keys -> trace + 1 */
@@ -409,6 +410,7 @@ public final class HprofTracker {
             return null;
         }
         nextId++;
+        s.allIndex = nAll;
         all[nAll++] = s;
         s.cpWall = clock;
         s.cpCpu = cpuTime();
@@ -443,9 +445,10 @@ public final class HprofTracker {
         engaged = true;
     }
 
-    /* On the ending thread: closes its last interval and frees its slot.
-     * Returns the state's id, -1 if the thread had none. */
-    static synchronized int retire() {
+    /* On the ending thread: closes its last interval, frees its slot and
+     * forgets the state, which the agent reads one last time. Null if the
+     * thread had none. */
+    static synchronized HprofTracker retire() {
         Thread t = Thread.currentThread();
         HprofTracker[] tab = table;
         int mask = tab.length - 1;
@@ -455,23 +458,19 @@ public final class HprofTracker {
             s.checkpoint(clock);
             s.thread = null;
             tab[i] = GONE;
-            return s.id;
+            HprofTracker moved = all[--nAll];
+            all[s.allIndex] = moved;
+            moved.allIndex = s.allIndex;
+            all[nAll] = null;
+            return s;
         }
-        return -1;
+        return null;
     }
 
-    /* The states to report: those of running threads, a null, then those
-     * of ended threads, which are forgotten now (reported one last time). */
+    /* The states of the running threads. */
     static synchronized HprofTracker[] states() {
-        HprofTracker[] a = new HprofTracker[nAll + 1];
-        int live = 0, ended = nAll;
-        for (int i = 0; i < nAll; i++) {
-            if (all[i].thread != null) a[live++] = all[i];
-            else a[ended--] = all[i];
-        }
-        System.arraycopy(a, 0, all, 0, live);
-        for (int i = live; i < nAll; i++) all[i] = null;
-        nAll = live;
+        HprofTracker[] a = new HprofTracker[nAll];
+        System.arraycopy(all, 0, a, 0, nAll);
         return a;
     }
 }
