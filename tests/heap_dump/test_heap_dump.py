@@ -96,6 +96,10 @@ class FormatTests(unittest.TestCase):
                              if profile.strings and c == heapfile.class_named(
                                  profile, d, "java.lang.Object[]"))
             self.assertIn(16, lengths)
+            self.assertIn(600000, lengths)  # a segment of its own (> 4 MiB)
+            big = [a for a in d.prim_arrays.values() if a[2] == 1000000]
+            self.assertEqual(len(big), 1)
+            self.assertEqual(struct.unpack(">q", big[0][3][-8:])[0], 77)
             roots = {t for t, _ in d.roots}
             self.assertTrue({0x08, 0x03, 0x05} <= roots, roots)
         # The same objects keep their IDs from one dump to the next.
@@ -201,6 +205,9 @@ class VisualVmTests(unittest.TestCase):
                 self.assertIn(expected, values)
             self.assertTrue(any("HeapDumpTarget.sparse = java.lang.Object[](16)" in v
                                 for v in values))
+            self.assertIn('VALUE HeapDumpTarget.bigRefs = java.lang.Object[](600000) '
+                          '[599998] "last"', values)
+            self.assertIn("VALUE HeapDumpTarget.bigLongs = long[](1000000) last 77", values)
             # The JVM also dumps what JVM TI never reports: objects held only
             # by java.lang.Class instance fields (names, reflection data, the
             # injected init_lock), threads hidden from JVM TI (compiler

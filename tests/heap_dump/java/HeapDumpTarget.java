@@ -50,6 +50,9 @@ public class HeapDumpTarget {
     static double[] doubles = {0.5, -1e300};
     static char[] chars = "héllo".toCharArray();
     static String unicode = "grüße \u4e16\u754c";
+    /* Records larger than one dump segment buffer (4 MiB). */
+    static Object[] bigRefs = new Object[600_000];
+    static long[] bigLongs = new long[1_000_000];
 
     public static void main(String[] args) throws Exception {
         int n = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
@@ -69,6 +72,8 @@ public class HeapDumpTarget {
         }
         keep.add(head);
         sparse[3] = "three";
+        bigRefs[599_998] = "last";
+        bigLongs[999_999] = 77;
         keep.add(new String[] {"x", null, "z", null});
         System.out.println("READY " + ProcessHandle.current().pid());
         System.out.flush();

@@ -69,13 +69,19 @@ public class HeapReader {
         if (i == null) return "null";
         String cls = i.getJavaClass().getName();
         if (cls.equals("java.lang.String")) return "\"" + string(i) + "\"";
-        if (i instanceof PrimitiveArrayInstance)
-            return cls + ((PrimitiveArrayInstance) i).getValues();
+        if (i instanceof PrimitiveArrayInstance) {
+            List<String> values = ((PrimitiveArrayInstance) i).getValues();
+            if (values.size() <= 100) return cls + values;
+            return cls + "(" + values.size() + ") last " + values.get(values.size() - 1);
+        }
         if (i instanceof ObjectArrayInstance) {
+            List<Instance> values = ((ObjectArrayInstance) i).getValues();
+            int n = ((ObjectArrayInstance) i).getLength();
+            if (n > 100)
+                return cls + "(" + n + ") [" + (n - 2) + "] " + render(values.get(n - 2), 0);
             List<String> items = new ArrayList<>();
-            for (Instance e : ((ObjectArrayInstance) i).getValues())
-                items.add(depth > 0 ? render(e, depth - 1) : "...");
-            return cls + "(" + ((ObjectArrayInstance) i).getLength() + ")" + items;
+            for (Instance e : values) items.add(depth > 0 ? render(e, depth - 1) : "...");
+            return cls + "(" + n + ")" + items;
         }
         if (cls.equals(T + "$Leaf") && depth > 0)
             return cls + "(i=" + field(i, "i") + ")";
