@@ -75,10 +75,7 @@ static void begin(struct hd_walk *w, hp_objid_t obj, jlong class_tag)
         if (w->cls) w->kind = CUR_CLASS;
     } else if (c->array_elem == 'L') {
         uint64_t v;
-        if (!hd_map_get(&w->arrays, obj, &v)) {
-            w->skipped++;
-            return;
-        }
+        if (!hd_map_get(&w->arrays, obj, &v)) return; /* length lost to memory shortage */
         uint32_t length = (uint32_t)v;
         w->cls = c;
         w->kind = CUR_OBJ_ARRAY;
