@@ -32,7 +32,9 @@ JNIEnv *hp_jni(void)
     return jni;
 }
 
-#define FOR_MODES(m) for (const struct hp_mode *const *m = hp_active_modes(); *m; m++)
+/* `m` names the loop variable, so it cannot be parenthesised. */
+#define FOR_MODES(m) /* NOLINT(bugprone-macro-parentheses) */ \
+    for (const struct hp_mode *const *m = hp_active_modes(); *m; m++)
 
 static void set_events(jvmtiEventMode mode, const jvmtiEvent *events, size_t n)
 {

@@ -11,7 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#define BUFFER_SIZE (256 * 1024)
+#define BUFFER_SIZE ((size_t)256 * 1024)
 
 static struct {
     pthread_mutex_t lock;

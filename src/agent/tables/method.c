@@ -45,9 +45,9 @@ static void resolve(jvmtiEnv *jvmti, JNIEnv *jni, jmethodID m, struct hp_method 
     }
     if ((*jvmti)->IsMethodNative(jvmti, m, &native) == JVMTI_ERROR_NONE) out->native = native;
     if (!out->native && (*jvmti)->GetLineNumberTable(jvmti, m, &n, &lines) == JVMTI_ERROR_NONE) {
-        out->lines = malloc(sizeof *lines * (size_t)(n ? n : 1));
+        out->lines = malloc(sizeof(*lines) * (size_t)(n ? n : 1));
         if (out->lines) {
-            memcpy(out->lines, lines, sizeof *lines * (size_t)n);
+            memcpy(out->lines, lines, sizeof(*lines) * (size_t)n);
             /* The class file does not promise an order; the lookup needs one. */
             qsort(out->lines, (size_t)n, sizeof *lines, by_location);
             out->n_lines = n;

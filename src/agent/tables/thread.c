@@ -60,7 +60,7 @@ struct hp_thread *hp_thread_seen(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, b
     bool fresh = false;
     if (t == NULL && n_all == cap_all) {
         uint32_t cap = cap_all ? cap_all * 2 : 64;
-        struct hp_thread **grown = realloc(all, cap * sizeof *all);
+        struct hp_thread **grown = realloc(all, cap * sizeof(*all));
         if (grown) {
             all = grown;
             cap_all = cap;
