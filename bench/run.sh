@@ -16,7 +16,7 @@ while (($#)); do
     case $1 in
         --quick) quick=1 reps=1 scale=0.1 ;;
         --jdk) jdk=$2; shift ;;
-        --modes) modes=baseline$(tr ',' '\n' <<<"$2" | grep -vx baseline | sed 's/^/,/' | tr -d '\n'); shift ;;
+        --modes) modes=baseline$(tr ',' '\n' <<<"$2" | { grep -vx baseline || true; } | sed 's/^/,/' | tr -d '\n'); shift ;;
         --programs) programs=$2; shift ;;
         --reps) reps=$2; shift ;;
         --scale) scale=$2; shift ;;
