@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 /* AsyncGetCallTrace's contract (HotSpot's forte.cpp, exported since JDK 6
@@ -26,6 +27,29 @@ static agct_fn agct;
 static jint max_depth;
 static atomic_bool enabled;
 
+/* "In Java, but the top frame is not walkable" (forte.cpp's ticks_unknown_Java). */
+#define AGCT_UNKNOWN_JAVA (-5)
+
+/* The usual cause of AGCT_UNKNOWN_JAVA is a PC in a frameless leaf stub
+ * (an arraycopy or other intrinsic stub, a vtable stub) called from
+ * compiled code: the stack top is then the return address into the caller.
+ * Retrying from there, on a copy of the context, attributes the sample to
+ * the calling Java frame. AsyncGetCallTrace checks the frame it is given
+ * (safe_for_sender), so a wrong guess ends in the same error, not a crash. */
+static void retry_from_caller(struct agct_trace *trace, void *ucontext)
+{
+#if defined(__x86_64__)
+    ucontext_t caller = *(const ucontext_t *)ucontext;
+    greg_t *regs = caller.uc_mcontext.gregs;
+    regs[REG_RIP] = *(const greg_t *)regs[REG_RSP]; /* the stack is mapped: SP points into it */
+    regs[REG_RSP] += sizeof(greg_t);
+    agct(trace, max_depth, &caller);
+#else
+    (void)trace;
+    (void)ucontext;
+#endif
+}
+
 static void sample(struct hp_cpu_timer *t, void *ucontext)
 {
     JNIEnv *env = NULL;
@@ -39,6 +63,7 @@ static void sample(struct hp_cpu_timer *t, void *ucontext)
     s->thread_serial = atomic_load_explicit(&t->thread_serial, memory_order_relaxed);
     struct agct_trace trace = {env, 0, s->frames};
     agct(&trace, max_depth, ucontext);
+    if (trace.num_frames == AGCT_UNKNOWN_JAVA) retry_from_caller(&trace, ucontext);
     s->n_frames = trace.num_frames;
     hp_ring_publish(s);
 }
