@@ -140,6 +140,32 @@ static void test_entry_exit_static(void **state)
     free(cls);
 }
 
+/* Every supported version; the catch-all frame needs a StackMapTable from 50. */
+static void test_versions(void **state)
+{
+    (void)state;
+    static const uint16_t versions[] = {45, 46, 47, 48, 49, 50, 51, 52, 55, 61, 65, 69};
+    uint8_t code[] = {0x04, 0xac};
+    for (size_t k = 0; k < sizeof versions / sizeof versions[0]; k++) {
+        size_t len;
+        uint8_t *cls = one_method(versions[k],
+                                  &(cg_method){.access = 9,
+                                               .name = "m",
+                                               .desc = "()I",
+                                               .max_stack = 1,
+                                               .code = code,
+                                               .code_len = 2},
+                                  &len);
+        struct bci_result r;
+        assert_int_equal(rewrite(cls, len, &all_hooks, &r), 1);
+        code_t c;
+        get_code(r.data, r.len, 0, &c);
+        assert_int_equal(c.has_smt, versions[k] >= 50);
+        bci_free(&r);
+        free(cls);
+    }
+}
+
 static void test_branch_to_zero_skips_entry(void **state)
 {
     (void)state;
@@ -627,6 +653,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_class_name),
         cmocka_unit_test(test_entry_exit_static),
+        cmocka_unit_test(test_versions),
         cmocka_unit_test(test_branch_to_zero_skips_entry),
         cmocka_unit_test(test_allocation_sites),
         cmocka_unit_test(test_untouched_methods),
