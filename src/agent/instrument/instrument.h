@@ -10,7 +10,14 @@
  * the early VMStart event, before any Java code has run: classes loaded in
  * the primordial phase are rewritten too, and their first call resolves the
  * already defined tracker. Classes and methods are numbered (cnum, mnum; mnum
- * is unique across all classes), and numbers map back to jmethodIDs. */
+ * is unique across all classes), and numbers map back to jmethodIDs.
+ *
+ * Never instrumented: the tracker itself, hidden classes (the VM sends them
+ * no ClassFileLoadHook), Object.<init> (it runs for the tracker's own
+ * allocations) and @IntrinsicCandidate methods (see intrinsics.h). Set
+ * HPROF_DEBUG_BCI in the environment to log classes left unchanged and why.
+ * The tracker's Java source is java/java/lang/HprofTracker.java: a mode adds
+ * its injected methods there. */
 #ifndef HPROF_INSTRUMENT_H
 #define HPROF_INSTRUMENT_H
 
@@ -32,7 +39,7 @@ struct hp_instr_client {
     const char *new_obj_name, *new_obj_desc;
     const char *new_array_name, *new_array_desc;
     const char *object_init_name, *object_init_desc;
-    /* Allocation site numbers (NULL: BCI_SKIP); `mnum` is the method's. */
+    /* Allocation site numbers (NULL: BCI_SKIP) of class cnum. */
     int (*site_number)(void *ctx, const struct bci_site *site, uint32_t cnum);
     void *ctx;
 };
