@@ -34,7 +34,12 @@ static void dump_class(struct hd_walk *w, struct hd_class *c)
     w->enc->class_dump(w->s, c);
 }
 
-static void report(const struct hd_walk *w, const struct hd_stream *s)
+/* Milliseconds spent in each step, for logflags. */
+struct steps {
+    uint64_t start, gc, prepared, walked, done;
+};
+
+static void report(const struct hd_walk *w, const struct hd_stream *s, const struct steps *t)
 {
     if (w->skipped)
         hp_error("heap dump: %" PRIu64 " objects of classes loaded during the dump were left out",
@@ -50,17 +55,23 @@ static void report(const struct hd_walk *w, const struct hd_stream *s)
     if (hp.opt.logflags)
         fprintf(stderr,
                 "HPROF LOG: heap dump: %" PRIu64 " objects, %u classes, %" PRIu64
-                " bytes; agent memory: %u KiB buffers, %zu KiB array lengths, %zu KiB classes\n",
+                " bytes; agent memory: %u KiB buffers, %zu KiB array lengths, %zu KiB classes;"
+                " ms: GC %" PRIu64 ", classes and threads %" PRIu64 ", walk %" PRIu64
+                ", class dumps %" PRIu64 "\n",
                 w->objects, w->cs->n, s->bytes, HD_CHUNKS * (HD_CHUNK_SIZE >> 10),
                 hd_map_bytes(&w->arrays) >> 10,
-                (w->cs->n * sizeof *w->cs->v + hd_map_bytes(&w->cs->by_obj)) >> 10);
+                (w->cs->n * sizeof *w->cs->v + hd_map_bytes(&w->cs->by_obj)) >> 10,
+                (t->gc - t->start) / 1000000, (t->prepared - t->gc) / 1000000,
+                (t->walked - t->prepared) / 1000000, (t->done - t->walked) / 1000000);
 }
 
 static void dump(jvmtiEnv *jvmti, JNIEnv *jni)
 {
     const struct hp_heap_dump_encoder *enc =
         hp_output_binary() ? &hp_heap_dump_binary : &hp_heap_dump_ascii;
+    struct steps t = {.start = hp_mono_ns()};
     hp_jvmti_ok(jvmti, (*jvmti)->ForceGarbageCollection(jvmti), "ForceGarbageCollection");
+    t.gc = hp_mono_ns();
     struct hd_classes cs;
     if (!hd_classes_load(&cs, jvmti, jni)) return;
     for (uint32_t i = 0; i < cs.n; i++)
@@ -74,11 +85,14 @@ static void dump(jvmtiEnv *jvmti, JNIEnv *jni)
     struct hd_stream s;
     if (hd_stream_start(&s, &io)) {
         struct hd_walk w = {.enc = enc, .s = &s, .cs = &cs, .threads = &threads};
+        t.prepared = hp_mono_ns();
         hd_walk_run(&w, jvmti);
+        t.walked = hp_mono_ns();
         for (uint32_t i = 0; i < cs.n; i++)
             dump_class(&w, &cs.v[i]);
         hd_stream_end(&s);
-        report(&w, &s);
+        t.done = hp_mono_ns();
+        report(&w, &s, &t);
         hd_walk_free(&w);
     } else {
         /* Close the section (and release what stream_io opened). */
