@@ -18,7 +18,7 @@ enum hd_root_kind {
     HD_ROOT_JAVA_FRAME,   /* thread, depth */
     HD_ROOT_STICKY_CLASS, /* name */
     HD_ROOT_MONITOR,
-    HD_ROOT_THREAD,       /* thread, trace (the thread's stack when dumped) */
+    HD_ROOT_THREAD, /* thread, trace (the thread's stack when dumped) */
 };
 
 struct hd_root {

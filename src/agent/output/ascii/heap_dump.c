@@ -43,7 +43,10 @@ static void put(struct hd_stream *s, const char *fmt, ...)
     hd_put(s, line, (size_t)n);
 }
 
-static void prepare_class(struct hd_class *c) { (void)c; }
+static void prepare_class(struct hd_class *c)
+{
+    (void)c;
+}
 
 static void spool_write(void *ctx, const void *p, size_t n)
 {
@@ -62,7 +65,8 @@ static void copy_spool(void)
     while ((got = fread(buf + have, 1, BUF - have, dump.spool)) > 0) {
         have += got;
         size_t cut = have;
-        while (cut > 0 && buf[cut - 1] != '\n') cut--;
+        while (cut > 0 && buf[cut - 1] != '\n')
+            cut--;
         if (cut == 0) cut = have; /* a single line longer than the buffer */
         hp_out_write(buf, cut);
         memmove(buf, buf + cut, have - cut);
@@ -121,7 +125,8 @@ static void root(struct hd_stream *s, const struct hd_root *r)
         break;
     case HD_ROOT_THREAD:
         put(s, "ROOT %" PRIx64 " (kind=<thread>, id=%u, trace=%u)\n", r->obj, r->thread, r->trace);
-        if (r->obj) put(s, "ROOT %" PRIx64 " (kind=<thread block>, thread=%u)\n", r->obj, r->thread);
+        if (r->obj)
+            put(s, "ROOT %" PRIx64 " (kind=<thread block>, thread=%u)\n", r->obj, r->thread);
         break;
     default:
         put(s, "ROOT %" PRIx64 " (kind=<unknown>)\n", r->obj);
@@ -173,7 +178,10 @@ static void obj_array_elem(struct hd_stream *s, uint32_t index, hp_objid_t elem)
     put(s, "\t[%u]\t\t%" PRIx64 "\n", index, elem);
 }
 
-static void obj_array_end(struct hd_stream *s) { (void)s; }
+static void obj_array_end(struct hd_stream *s)
+{
+    (void)s;
+}
 
 static uint32_t prim_array(struct hd_stream *s, hp_objid_t obj, uint32_t trace, uint64_t size,
                            const struct hd_class *c, uint32_t count, const void *elems)
@@ -202,6 +210,6 @@ static void class_dump(struct hd_stream *s, const struct hd_class *c)
 }
 
 const struct hp_heap_dump_encoder hp_heap_dump_ascii = {
-    prepare_class, stream_io,      root,          instance,   obj_array_begin,
-    obj_array_elem, obj_array_end, prim_array,    class_dump,
+    prepare_class,  stream_io,     root,       instance,   obj_array_begin,
+    obj_array_elem, obj_array_end, prim_array, class_dump,
 };

@@ -28,22 +28,33 @@ enum {
 static uint8_t basic_type(char t)
 {
     switch (t) {
-    case 'Z': return 4;
-    case 'C': return 5;
-    case 'F': return 6;
-    case 'D': return 7;
-    case 'B': return 8;
-    case 'S': return 9;
-    case 'I': return 10;
-    case 'J': return 11;
-    default: return 2; /* object */
+    case 'Z':
+        return 4;
+    case 'C':
+        return 5;
+    case 'F':
+        return 6;
+    case 'D':
+        return 7;
+    case 'B':
+        return 8;
+    case 'S':
+        return 9;
+    case 'I':
+        return 10;
+    case 'J':
+        return 11;
+    default:
+        return 2; /* object */
     }
 }
 
 static void prepare_class(struct hd_class *c)
 {
-    for (uint32_t i = 0; i < c->n_inst; i++) c->inst[i].name_id = hp_bin_string(c->inst[i].name);
-    for (uint32_t i = 0; i < c->n_stat; i++) c->stat[i].name_id = hp_bin_string(c->stat[i].name);
+    for (uint32_t i = 0; i < c->n_inst; i++)
+        c->inst[i].name_id = hp_bin_string(c->inst[i].name);
+    for (uint32_t i = 0; i < c->n_stat; i++)
+        c->stat[i].name_id = hp_bin_string(c->stat[i].name);
 }
 
 static void frame_fill(uint8_t *h, uint64_t body)
@@ -114,10 +125,18 @@ static void root(struct hd_stream *s, const struct hd_root *r)
 static void put_value(struct hd_stream *s, char type, jvalue v)
 {
     switch (hd_type_size(type)) {
-    case 1: hd_u1(s, (uint8_t)v.b); break;
-    case 2: hd_u2(s, (uint16_t)v.c); break;
-    case 4: hd_u4(s, (uint32_t)v.i); break;
-    default: hd_u8(s, (uint64_t)v.j); break;
+    case 1:
+        hd_u1(s, (uint8_t)v.b);
+        break;
+    case 2:
+        hd_u2(s, (uint16_t)v.c);
+        break;
+    case 4:
+        hd_u4(s, (uint32_t)v.i);
+        break;
+    default:
+        hd_u8(s, (uint64_t)v.j);
+        break;
     }
 }
 
@@ -132,7 +151,8 @@ static void instance(struct hd_stream *s, hp_objid_t obj, uint32_t trace, const 
     hd_u4(s, c->inst_bytes);
     uint32_t slot = 0;
     for (const struct hd_class *k = c; k; k = k->super_cls)
-        for (uint32_t i = 0; i < k->n_inst; i++) put_value(s, k->inst[i].type, values[slot++]);
+        for (uint32_t i = 0; i < k->n_inst; i++)
+            put_value(s, k->inst[i].type, values[slot++]);
 }
 
 /* The open object array: elements written so far and the record's length. */
@@ -174,7 +194,10 @@ static void obj_array_elem(struct hd_stream *s, uint32_t index, hp_objid_t elem)
     arr_next++;
 }
 
-static void obj_array_end(struct hd_stream *s) { pad_to(s, arr_len); }
+static void obj_array_end(struct hd_stream *s)
+{
+    pad_to(s, arr_len);
+}
 
 static uint32_t prim_array(struct hd_stream *s, hp_objid_t obj, uint32_t trace, uint64_t size,
                            const struct hd_class *c, uint32_t count, const void *elems)
@@ -200,7 +223,8 @@ static void class_dump(struct hd_stream *s, const struct hd_class *c)
     uint32_t n_stat = c->n_stat > UINT16_MAX ? UINT16_MAX : c->n_stat;
     uint32_t n_inst = c->n_inst > UINT16_MAX ? UINT16_MAX : c->n_inst;
     uint64_t size = 1 + 7 * ID + 4 + 4 + 2 + n_cp * (2 + 1 + ID) + 2 + 2 + n_inst * (ID + 1);
-    for (uint32_t i = 0; i < n_stat; i++) size += ID + 1 + hd_type_size(c->stat[i].type);
+    for (uint32_t i = 0; i < n_stat; i++)
+        size += ID + 1 + hd_type_size(c->stat[i].type);
     hd_record(s, size);
     hd_u1(s, SUB_CLASS_DUMP);
     hd_u8(s, c->obj);
@@ -232,6 +256,6 @@ static void class_dump(struct hd_stream *s, const struct hd_class *c)
 }
 
 const struct hp_heap_dump_encoder hp_heap_dump_binary = {
-    prepare_class, stream_io,      root,          instance,   obj_array_begin,
-    obj_array_elem, obj_array_end, prim_array,    class_dump,
+    prepare_class,  stream_io,     root,       instance,   obj_array_begin,
+    obj_array_elem, obj_array_end, prim_array, class_dump,
 };
