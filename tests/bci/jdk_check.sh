@@ -11,6 +11,8 @@
 #   program  app.Program with and without the agent: same stdout, and one
 #            exit seen per entry (except the documented constructor case)
 #   nocatch  as verify on every 20th class, exits by athrow hooks only
+#   flexible (JDK 25+) constructors with code before super() (JEP 513),
+#            compiled here: same output with and without the agent, balanced
 #   javac    javac (fully instrumented, -Xverify:all) compiles the test sources;
 #            the class files equal those of an uninstrumented javac
 set -eu
@@ -41,6 +43,20 @@ verify | nocatch)
 program)
     "$java" $jvm app.Program > "$work/plain.txt"
     "$java" $jvm -Dbci.expectBalanced=true -agentpath:"$agent" app.Program > "$work/agent.txt"
+    diff "$work/plain.txt" "$work/agent.txt"
+    ;;
+flexible)
+    if ! "$java_home/bin/javac" --release 25 -version >/dev/null 2>&1; then
+        echo "JDK older than 25: no flexible constructor bodies; skipped"
+        exit 77
+    fi
+    java_src="$(cd "$(dirname "$0")" && pwd)/java"
+    "$java_home/bin/javac" -d "$work/classes" --patch-module java.base="$java_src" \
+        --add-exports java.base/hprofbci=ALL-UNNAMED "$java_src"25/app/Flexible.java
+    jvm="-Xshare:off -Xverify:all --patch-module java.base=$classes/tracker"
+    jvm="$jvm --add-exports java.base/hprofbci=ALL-UNNAMED -cp $work/classes"
+    "$java" $jvm app.Flexible > "$work/plain.txt"
+    "$java" $jvm -Dbci.expectBalanced=true -agentpath:"$agent" app.Flexible > "$work/agent.txt"
     diff "$work/plain.txt" "$work/agent.txt"
     ;;
 javac)
