@@ -56,14 +56,15 @@ python3 lib/meta.py "$raw" --quick "$quick" --reps "$reps" --scale "$scale" --mo
     --programs "$(IFS=,; echo "${matrix[*]}")" --command "$command" \
     --jdks "$(IFS=,; echo "${homes[*]}")"
 for f in "${jdks[@]}"; do
+    # The short heap-dump benchmark first: its figures exist even if the long matrix is cut short.
+    if ((heapdump)); then
+        python3 lib/heapdump.py --jdk "${home[$f]}" --feature "$f" --raw "$raw" --reps "$reps" \
+            --scale "$( ((quick)) && echo 0.1 || echo 1)" --agent "$(cd .. && pwd)/build/libhprof.so"
+    fi
     if ((${#matrix[@]})); then
         python3 lib/runmatrix.py --jdk "${home[$f]}" --feature "$f" --raw "$raw" --modes "$modes" \
             --programs "$(IFS=,; echo "${matrix[*]}")" --reps "$reps" --scale "$scale" \
             --slowdown "$max_ratio" "${warmup[@]}"
-    fi
-    if ((heapdump)); then
-        python3 lib/heapdump.py --jdk "${home[$f]}" --feature "$f" --raw "$raw" --reps "$reps" \
-            --scale "$( ((quick)) && echo 0.1 || echo 1)" --agent "$(cd .. && pwd)/build/libhprof.so"
     fi
 done
 python3 lib/meta.py "$raw" --finish
