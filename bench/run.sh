@@ -46,6 +46,9 @@ for f in "${jdks[@]}"; do ./prepare.sh "$scale" "$f" "${home[$f]}"; done
 
 raw=results/raw/$(date -u +%Y%m%dT%H%M%SZ)
 mkdir -p "$raw"
+# A snapshot of the agent: others may rebuild build/libhprof.so while this run goes on.
+[ ! -f ../build/libhprof.so ] || cp -p ../build/libhprof.so "$raw/libhprof.so"
+agent=$bench/$raw/libhprof.so
 IFS=, read -ra selected <<<"$programs"
 matrix=() heapdump=0 warmup=()
 ((quick)) || warmup=(--warmup)
@@ -59,10 +62,10 @@ for f in "${jdks[@]}"; do
     # The short heap-dump benchmark first: its figures exist even if the long matrix is cut short.
     if ((heapdump)); then
         python3 lib/heapdump.py --jdk "${home[$f]}" --feature "$f" --raw "$raw" --reps "$reps" \
-            --scale "$( ((quick)) && echo 0.1 || echo 1)" --agent "$(cd .. && pwd)/build/libhprof.so"
+            --scale "$( ((quick)) && echo 0.1 || echo 1)" --agent "$agent"
     fi
     if ((${#matrix[@]})); then
-        python3 lib/runmatrix.py --jdk "${home[$f]}" --feature "$f" --raw "$raw" --modes "$modes" \
+        python3 lib/runmatrix.py --jdk "${home[$f]}" --feature "$f" --raw "$raw" --modes "$modes" --agent "$agent" \
             --programs "$(IFS=,; echo "${matrix[*]}")" --reps "$reps" --scale "$scale" \
             --slowdown "$max_ratio" "${warmup[@]}"
     fi

@@ -22,8 +22,8 @@ def git(*args):
     return done.stdout.strip() if done.returncode == 0 else None
 
 
-def agent():
-    path = os.path.join(ROOT, "build", "libhprof.so")
+def agent(path):
+    """Describes the run's snapshot of build/libhprof.so."""
     if not os.path.exists(path):
         return "not built"
     with open(path, "rb") as f:
@@ -64,7 +64,7 @@ def main():
         meta["load_end"] = loadavg()
     else:
         meta = {"commit": git("rev-parse", "--short=12", "HEAD") or "unknown (not a git checkout)", "dirty": bool(git("status", "--porcelain", "--", ".")),
-                "date": f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC", "agent": agent(),
+                "date": f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC", "agent": agent(os.path.join(args.raw, "libhprof.so")),
                 "jdks": [jdk_version(h) for h in args.jdks.split(",")], "machine": machine(), "load_start": loadavg(),
                 "quick": args.quick == "1", "reps": int(args.reps), "scale": args.scale,
                 "modes": args.modes.split(","), "programs": args.programs.split(","), "command": args.command}

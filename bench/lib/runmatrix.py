@@ -1,8 +1,8 @@
 """Runs every (program, mode) pair of one JDK for N repetitions, rep-major, and appends one JSON
 line per run to <raw>/runs.jsonl.
 
-Usage: runmatrix.py --jdk HOME --feature N --raw DIR --programs a,b --modes a,b --reps N
-                    --scale S [--warmup] [--timeout SEC]
+Usage: runmatrix.py --jdk HOME --feature N --raw DIR --programs a,b --modes a,b --agent SO
+                    --reps N --scale S [--warmup] [--timeout SEC] [--slowdown R]
 """
 import argparse
 import json
@@ -61,7 +61,7 @@ def status_of(result):
 
 def main():
     ap = argparse.ArgumentParser()
-    for opt in ("--jdk", "--feature", "--raw", "--programs", "--modes"):
+    for opt in ("--jdk", "--feature", "--raw", "--programs", "--modes", "--agent"):
         ap.add_argument(opt, required=True)
     ap.add_argument("--reps", type=int, required=True)
     ap.add_argument("--scale", required=True)
@@ -74,7 +74,7 @@ def main():
     values = {"scale": args.scale, "feature": args.feature, "bench": conf.BENCH, "work": work,
               "classes": os.path.join(work, "classes", args.feature),
               "inputs": os.path.join(work, "inputs"),
-              "agent": os.path.join(os.path.dirname(conf.BENCH), "build", "libhprof.so"),
+              "agent": args.agent,
               "methodevents": os.path.join(work, "agents", "libmethodevents.so")}
     all_modes, all_programs = conf.modes(), conf.programs()
     modes = args.modes.split(",")
