@@ -81,7 +81,7 @@ public final class HprofTracker {
     private long[] self = new long[16], total = new long[16];
     private long[] pendSelf = new long[16], pendTotal = new long[16];
     private int[] dirty = new int[16], dirtyGen = new int[16];
-    private int[] lastCallee = new int[16], lastCalleeTrace = new int[16];
+    private int[] lastCallee = new int[2 * 16]; /* callee, its trace: one cache line */
     private int rootCallee = -1, rootCalleeTrace = -1;
     /* (caller's trace, callee) -> callee's trace, behind that cache: keys
      * are ((trace + 1) << 32 | method) + 1, 0 marks a free slot. */
@@ -150,13 +150,13 @@ public final class HprofTracker {
             }
         } else {
             int p = fi[2 * i - 1];
-            if (p >= 0 && lastCallee[p] == m) {
-                t = lastCalleeTrace[p];
+            if (p >= 0 && lastCallee[2 * p] == m) {
+                t = lastCallee[2 * p + 1];
             } else {
                 t = p >= 0 ? callee(p, m, i) : trace(i);
                 if (p >= 0) {
-                    lastCallee[p] = m;
-                    lastCalleeTrace[p] = t;
+                    lastCallee[2 * p] = m;
+                    lastCallee[2 * p + 1] = t;
                 }
             }
         }
@@ -308,7 +308,7 @@ public final class HprofTracker {
             return -1;
         }
         for (int j = 0; j < d; j++) keys[n * d + j] = i - j >= 0 ? fi[2 * (i - j)] : -1;
-        lastCallee[n] = -1;
+        lastCallee[2 * n] = -1;
         index[slot] = n + 1;
         nTraces = n + 1; /* volatile: the agent reads n, then the arrays */
         return n;
@@ -318,7 +318,7 @@ public final class HprofTracker {
         int n = count.length, d = DEPTH > 0 ? DEPTH : 1;
         int[] k = new int[2 * n * d];
         int[] c = new int[2 * n], di = new int[2 * n], dg = new int[2 * n];
-        int[] lc = new int[2 * n], lt = new int[2 * n];
+        int[] lc = new int[4 * n];
         long[] s = new long[2 * n], t = new long[2 * n], ps = new long[2 * n],
                 pt = new long[2 * n];
         System.arraycopy(keys, 0, k, 0, n * d);
@@ -329,8 +329,7 @@ public final class HprofTracker {
         System.arraycopy(pendTotal, 0, pt, 0, n);
         System.arraycopy(dirty, 0, di, 0, nDirty);
         System.arraycopy(dirtyGen, 0, dg, 0, n);
-        System.arraycopy(lastCallee, 0, lc, 0, n);
-        System.arraycopy(lastCalleeTrace, 0, lt, 0, n);
+        System.arraycopy(lastCallee, 0, lc, 0, 2 * n);
         /* Arrays the agent reads are published after their contents. */
         keys = k;
         count = c;
@@ -341,7 +340,6 @@ public final class HprofTracker {
         dirty = di;
         dirtyGen = dg;
         lastCallee = lc;
-        lastCalleeTrace = lt;
     }
 
     private void rehash(int size) {
