@@ -13,12 +13,17 @@
  *               then not instrumented (the handler sees it), keeping one
  *               exit per entry.  Constructors are wrapped from just after
  *               their super()/this() call (the verifier forbids handlers
- *               over code where `this` is uninitialized).
+ *               over code where `this` is uninitialized): an exception that
+ *               leaves a constructor from before that point, other than by
+ *               its own athrow (which is hooked), is not seen.
  *   new_obj     before `new`:                    new_obj(int site)
  *   new_array   after newarray/anewarray/multianewarray:
  *                                                new_array(Object arr, int site)
  *   object_init at entry of java/lang/Object.<init>()V:  object_init(Object this)
  * Constant arguments are pushed with iconst/bipush/sipush/ldc(_w).
+ * Never touched: methods without code, the tracker class, and finalize()V
+ * whose body is a lone `return` (the VM registers objects for finalization
+ * only when finalize() is non-empty).  See README.md for details and gaps.
  */
 #ifndef BCI_H
 #define BCI_H
