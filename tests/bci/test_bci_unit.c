@@ -166,6 +166,36 @@ static void test_versions(void **state)
     }
 }
 
+/* Pre-Java 6 subroutines: jsr targets are relocated, ret is copied. */
+static void test_jsr_ret(void **state)
+{
+    (void)state;
+    /* 0: jsr 4; 3: return; 4: astore_1; 5: ret 1 */
+    uint8_t code[] = {0xa8, 0, 4, 0xb1, 0x4c, 0xa9, 1};
+    size_t len;
+    uint8_t *cls = one_method(49,
+                              &(cg_method){.access = 9,
+                                           .name = "m",
+                                           .desc = "()V",
+                                           .max_stack = 1,
+                                           .max_locals = 2,
+                                           .code = code,
+                                           .code_len = sizeof code},
+                              &len);
+    struct bci_result r;
+    assert_int_equal(rewrite(cls, len, &all_hooks, &r), 1);
+    code_t c;
+    get_code(r.data, r.len, 0, &c);
+    /* entry (6) | jsr | exit hook (6) | return | astore_1 | ret 1 | handler */
+    assert_int_equal(c.code[6], 0xa8);
+    assert_int_equal(be_u2(c.code + 7), 10);
+    assert_int_equal(c.code[16], 0x4c);
+    assert_memory_equal(c.code + 17, ((uint8_t[]){0xa9, 1}), 2);
+    assert_false(c.has_smt);
+    bci_free(&r);
+    free(cls);
+}
+
 static void test_branch_to_zero_skips_entry(void **state)
 {
     (void)state;
@@ -654,6 +684,7 @@ int main(void)
         cmocka_unit_test(test_class_name),
         cmocka_unit_test(test_entry_exit_static),
         cmocka_unit_test(test_versions),
+        cmocka_unit_test(test_jsr_ret),
         cmocka_unit_test(test_branch_to_zero_skips_entry),
         cmocka_unit_test(test_allocation_sites),
         cmocka_unit_test(test_untouched_methods),
