@@ -148,6 +148,25 @@ class CpuSamplesTest(unittest.TestCase):
         print(f"{len(sampled)} of 800 short-lived threads sampled, {total} samples")
         self.assertGreater(len(sampled), 50)
 
+    def test_virtual_thread_samples_show_its_own_frames(self):
+        if self.env.java_version() < 21:
+            self.skipTest("no virtual threads before JDK 21")
+        out, _ = self.run_java("virtual.txt", "thread=y,cutoff=0,depth=12", ["CpuVirtual"])
+        prof, sections = cpu_sections(out)
+        total, rows = sections[0]
+        names = {s: n for _, s, n, _ in prof.thread_starts}
+        virtual = [(c, t) for c, t, _ in rows if "CpuVirtual.virtualWork" in frames_of(prof, t)]
+        n = sum(c for c, _ in virtual)
+        print(f"{n} of {total} samples in the virtual thread's code")
+        self.assertGreater(n, 30)  # 600 ms of CPU at 10 ms
+        for _, t in virtual:
+            frames = frames_of(prof, t)
+            # Its own frames on top, the carrier's below the continuation entry.
+            self.assertLess(frames.index("CpuVirtual.virtualWork"),
+                            frames.index("jdk.internal.vm.Continuation.enterSpecial"))
+            # With thread=y the sample belongs to the carrier thread.
+            self.assertRegex(names[prof.traces[t][0]], r"^ForkJoinPool-\d+-worker-\d+$")
+
     def test_binary_record(self):
         out, _ = self.run_java("ratio.hprof", "format=b,cutoff=0", ["CpuRatio", "6"])
         prof = ht.read_binary(out)
