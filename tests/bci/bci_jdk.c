@@ -112,7 +112,7 @@ int main(int argc, char **argv)
         return 2;
     }
     size_t bytes = 0, same = 0, mismatch = 0, changed = 0, nocode = 0, bad = 0, methods = 0;
-    size_t sites = 0;
+    size_t sites = 0, ctor_fallback = 0;
     for (size_t i = 0; i < nclasses; i++)
         bytes += classes[i].len;
     struct tracker_numbers nums = {0};
@@ -134,12 +134,13 @@ int main(int argc, char **argv)
                 }
                 bci_free(&r);
             }
-            nums.cls = (int)i;
+            nums = (struct tracker_numbers){.cls = (int)i}; /* numbers are per class */
             ok = bci_rewrite(c->data, c->len, &h, &r);
             if (ok) {
                 changed++;
                 methods += r.methods;
                 sites += r.sites;
+                ctor_fallback += r.ctor_no_catch_all;
                 if (argc > 3 && !strcmp(mode, "check")) write_out(argv[3], root, c, r.data, r.len);
             } else {
                 if (rep == 0 && !strcmp(r.reason, "nothing to inject"))
@@ -155,8 +156,9 @@ int main(int argc, char **argv)
     if (!strcmp(mode, "check"))
         printf("roundtrip: %zu classes, %zu identical, %zu mismatches\n", nclasses, same, mismatch);
     printf("rewrite: %zu classes (%.1f MB), %zu rewritten, %zu without code, %zu not handled, "
-           "%zu methods, %zu allocation sites\n",
-           nclasses, bytes / 1e6, changed / reps, nocode, bad, methods / reps, sites / reps);
+           "%zu methods, %zu allocation sites, %zu constructors without catch-all\n",
+           nclasses, bytes / 1e6, changed / reps, nocode, bad, methods / reps, sites / reps,
+           ctor_fallback / reps);
     /* CPU time is the figure to quote on a shared machine; wall time is shown too. */
     if (!strcmp(mode, "bench"))
         printf("throughput: %.0f classes/s, %.1f MB/s per CPU second (%d passes, %.2f s CPU, "

@@ -10,10 +10,11 @@ struct tracker_numbers {
     int cls, methods, sites;
 };
 
+/* Non-negative for every n >= 0 (negative numbers would mean BCI_SKIP). */
 static inline int tracker_spread(int n)
 {
-    static const int scale[4] = {1, 97, 3001, 700001};
-    return n * scale[n & 3];
+    static const int base[4] = {0, 100, 30000, 700000};
+    return base[n & 3] + n;
 }
 
 static inline int tracker_method(void *ctx, const char *name, const char *desc, uint16_t access)
