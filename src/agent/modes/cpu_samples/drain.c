@@ -11,7 +11,8 @@
 #include <stdio.h>
 #include <time.h>
 
-/* AsyncGetCallTrace error codes run from -1 to -10 (forte.cpp's ticks_*). */
+/* AsyncGetCallTrace error codes run from -1 to -10 (forte.cpp's ticks_*);
+ * failed[0] counts any other negative value. */
 #define AGCT_CODES 10
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER; /* one consumer at a time */
@@ -86,8 +87,12 @@ void hp_drain_report_losses(void)
     size_t len = 0;
     for (int i = 0; i <= AGCT_CODES; i++) {
         lost += failed[i];
-        if (failed[i] && len < sizeof codes)
-            len += (size_t)snprintf(codes + len, sizeof codes - len, " %d:%llu", i ? -i : -99,
+        if (failed[i] == 0 || len >= sizeof codes) continue;
+        if (i)
+            len += (size_t)snprintf(codes + len, sizeof codes - len, " %d:%llu", -i,
+                                    (unsigned long long)failed[i]);
+        else
+            len += (size_t)snprintf(codes + len, sizeof codes - len, " other:%llu",
                                     (unsigned long long)failed[i]);
     }
     if (lost)

@@ -1,5 +1,5 @@
-/* cpu=samples: CPU-time driven, asynchronous stack sampling (README,
- * "How cpu=samples works"). Timers (timers.c) signal only threads that are
+/* cpu=samples: CPU-time driven, asynchronous stack sampling (README.md
+ * here: method, limits, deviations from JDK 8). Timers (timers.c) signal only threads that are
  * on a CPU; the handler (sampler.c) queues AsyncGetCallTrace stacks
  * (ring.c); the drain (drain.c) turns them into traces and counts
  * (counts.c); the dump writes the CPU SAMPLES table. */
@@ -25,6 +25,14 @@ static bool sampling_wanted(void)
     return hp.opt.depth > 0;
 }
 
+/* Frames taken per sample: depth=, but no more than a trace can hold. */
+#define MAX_SAMPLE_DEPTH 1024
+
+static int sample_depth(void)
+{
+    return hp.opt.depth < MAX_SAMPLE_DEPTH ? hp.opt.depth : MAX_SAMPLE_DEPTH;
+}
+
 /* AsyncGetCallTrace works only while some agent has ClassLoad enabled. */
 static void JNICALL on_class_load(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jclass klass)
 {
@@ -40,8 +48,12 @@ static bool on_load(struct hp_setup *s)
     s->events->ClassLoad = on_class_load;
     /* The handler must be in place before the first timer is armed, and
      * thread_start arms "main" before vm_init runs. */
-    return hp_ring_init(hp.opt.depth) && hp_timers_init(hp.opt.interval_ms) &&
-           hp_sampler_install(hp.opt.depth);
+    if (!hp_ring_init(sample_depth())) {
+        hp_error("cpu=samples: out of memory for the sample queue");
+        return false;
+    }
+    hp_timers_init(hp.opt.interval_ms);
+    return hp_sampler_install(sample_depth());
 }
 
 static void vm_init(jvmtiEnv *jvmti, JNIEnv *jni)

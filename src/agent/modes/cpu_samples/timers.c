@@ -22,13 +22,12 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct itimerspec period;
 static bool stopped;
 
-bool hp_timers_init(int interval_ms)
+void hp_timers_init(int interval_ms)
 {
     if (interval_ms < 1) interval_ms = 1;
     period.it_interval.tv_sec = interval_ms / 1000;
     period.it_interval.tv_nsec = (long)(interval_ms % 1000) * 1000000L;
     period.it_value = period.it_interval;
-    return true;
 }
 
 struct hp_cpu_timer *hp_timers_from_signal(void *p)

@@ -18,7 +18,7 @@ struct hp_cpu_timer {
     bool has_timer; /* false: an agent thread, kept so it is never armed */
 };
 
-bool hp_timers_init(int interval_ms);
+void hp_timers_init(int interval_ms);
 /* The timer whose signal carries `p`, or NULL if p is not one of ours. */
 struct hp_cpu_timer *hp_timers_from_signal(void *p);
 /* Arms the calling thread (a Java thread with that serial). */
