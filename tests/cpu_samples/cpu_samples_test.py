@@ -167,6 +167,17 @@ class CpuSamplesTest(unittest.TestCase):
             # With thread=y the sample belongs to the carrier thread.
             self.assertRegex(names[prof.traces[t][0]], r"^ForkJoinPool-\d+-worker-\d+$")
 
+    def test_native_code_on_cpu_counts(self):
+        out, _ = self.run_java("native.txt", "cutoff=0", ["CpuNative", "600"])
+        prof, sections = cpu_sections(out)
+        total, rows = sections[0]
+        native = sum(c for c, t, _ in rows if prof.traces[t][1]
+                     and prof.traces[t][1][0][3] == "Native method"
+                     and "java.util.zip.Deflater.deflate" in frames_of(prof, t))
+        print(f"{native} of {total} samples in zlib under Deflater.deflate")
+        self.assertGreater(native, 0.7 * total)
+        self.assertGreater(native, 30)  # 600 ms of CPU at 10 ms
+
     def test_binary_record(self):
         out, _ = self.run_java("ratio.hprof", "format=b,cutoff=0", ["CpuRatio", "6"])
         prof = ht.read_binary(out)
