@@ -216,7 +216,9 @@ static int branch_crosses(const mctx *m, const insn_t *i, int64_t t, void *arg)
  * uninitialized; -1 when that cannot be shown.  The code before it cannot be
  * covered: HotSpot checks a handler over the invokespecial against the frame
  * after the call with flagThisUninit still set, which no StackMapTable frame
- * can accept (local 0 would have to be both uninitializedThis and Top). */
+ * can accept (local 0 would have to be both uninitializedThis and Top).
+ * java/lang/Object.<init> has no such call and so gets no catch-all either;
+ * wrapping it was tried and crashed HotSpot 17's C2 compiler. */
 static int64_t ctor_body_start(mctx *m, const smt_table *smt)
 {
     uint32_t pending = 0, k;
