@@ -10,6 +10,8 @@
 #            catch-all exits); every class must load and link
 #   program  app.Program with and without the agent: same stdout, and one
 #            exit seen per entry (except the documented constructor case)
+#   xcomp    as program, instrumented run under -Xcomp -XX:-TieredCompilation
+#            (every method compiled by C2 before it runs)
 #   nocatch  as verify on every 20th class, exits by athrow hooks only
 #   flexible (JDK 25+) constructors with code before super() (JEP 513),
 #            compiled here: same output with and without the agent, balanced
@@ -40,8 +42,9 @@ verify | nocatch)
     head -1 "$work/agent.txt" | grep -Eq 'tried: ([0-9]+), loaded and linked: \1$'
     grep -q '(0 not handled)' "$work/agent.err"
     ;;
-program)
+program | xcomp)
     "$java" $jvm app.Program > "$work/plain.txt"
+    [ "$mode" = xcomp ] && jvm="$jvm -Xcomp -XX:-TieredCompilation"
     "$java" $jvm -Dbci.expectBalanced=true -agentpath:"$agent" app.Program > "$work/agent.txt"
     diff "$work/plain.txt" "$work/agent.txt"
     ;;
