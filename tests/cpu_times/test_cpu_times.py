@@ -122,6 +122,10 @@ def make_case(env):
             share = 100 * heavy / (heavy + light)
             self.assertTrue(65 <= share <= 85, f"heavy {heavy}% light {light}%: {share:.1f}%")
             self.assertEqual(count_top(rows, "CpuTimesRatio.heavy"), 20)
+            # frames whose time is in their callees have (almost) no self time
+            for outer in ("CpuTimesRatio.main", "CpuTimesRatio.rounds"):
+                own = sum(r[1] for r in rows if r[2][0] == outer)
+                self.assertLess(own, light / 4, f"{outer}: {own}%")
             # sleeping costs wall time, not CPU time: far below light()
             sleepy = sum(r[1] for r in rows if r[2][0] == "CpuTimesRatio.sleepy")
             self.assertLess(sleepy, light / 2, rows[:10])

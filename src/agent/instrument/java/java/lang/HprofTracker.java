@@ -230,7 +230,10 @@ public final class HprofTracker {
         for (int i = 0; i < sp; i++) {
             int b = 4 * i;
             long tot = now - fl[b];
-            fl[b + 2] += (long) ((tot - fl[b + 1]) * r);
+            /* Not self: finished callees, and the callee still running
+             * (frame i + 1, whose start is not reset yet). */
+            long callee = i + 1 < sp ? now - fl[b + 4] : 0;
+            fl[b + 2] += (long) ((tot - fl[b + 1] - callee) * r);
             fl[b + 3] += (long) (tot * r);
             fl[b] = now;
             fl[b + 1] = 0;
