@@ -5,7 +5,8 @@ which goes first. Appends one JSON line per repetition to <raw>/heapdump.jsonl.
 
 Completion of the agent's dump (which may be asynchronous to jcmd) is the latest of: jcmd
 exiting, the agent's verbose " done." line on stderr after the request, and the output files'
-last size change; with no " done." line, the files must stay unchanged for STABLE_S seconds.
+last size change; with no " done." line, the files must have grown since the request and then
+stay unchanged for STABLE_S seconds.
 Extra memory is the peak RSS during the dump (VmHWM, reset before it) minus the RSS before it.
 
 Usage: heapdump.py --jdk HOME --feature N --raw DIR --reps N --scale S --agent PATH
@@ -89,12 +90,16 @@ def agent_dump(jvm, jcmd, rundir, timeout=600):
         new_size = files_size(rundir, "prof")
         if new_size != size:
             size, changed = new_size, now
-        if req_end is None or size == 0:
+        if req_end is None:
             continue
         done = [t for t, line in jvm.err[first_err:] if DONE.search(line)]
         if done and now - changed >= 0.2:
+            if size == 0:
+                return "'done.' but no output file", None, 0, None
             return "ok", max(req_end, done[0], changed) - start, size, "agent 'done.' line"
-        if not done and now - changed >= STABLE_S:
+        if size == 0:
+            continue
+        if not done and changed > start and now - changed >= STABLE_S:
             return "ok", max(req_end, changed) - start, size, f"file size stable for {STABLE_S:.0f} s"
     req.kill()
     return "timeout", None, size, None
@@ -112,9 +117,8 @@ def measure(jvm, what, jcmd, rundir):
                        stdout=subprocess.DEVNULL, check=True)
         result = {"jcmd_s": time.monotonic() - start, "jcmd_bytes": files_size(rundir, "jdk.hprof")}
     result[f"{what}_rss_delta_kb"] = jvm.status("VmHWM") - before
-    for f in os.listdir(rundir):
-        if f.endswith(".hprof"):
-            os.remove(os.path.join(rundir, f))
+    if what == "jcmd":  # the agent keeps its own file open: it goes with the run directory
+        os.remove(os.path.join(rundir, "jdk.hprof"))
     return result
 
 
