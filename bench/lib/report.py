@@ -134,7 +134,8 @@ def heapdump_table(runs):
         else:
             summary["agent_na"] = rs[0].get("agent_status", "not run")
             agent, ratio = f"n/a ({summary['agent_na']}) | | ", "n/a"
-        lines.append(f"| {jdk} | {len(rs)} | {summary['heap_used_mb']:.0f} | {agent} | {summary['jcmd_s']:.2f} | "
+        reps = f"{len(rs)}" + (f" (agent ok in {len(agent_ok)})" if len(agent_ok) != len(rs) else "")
+        lines.append(f"| {jdk} | {reps} | {summary['heap_used_mb']:.0f} | {agent} | {summary['jcmd_s']:.2f} | "
                      f"{summary['jcmd_mb']:.0f} | {summary['jcmd_rss_delta_mb']:+.0f} | {ratio} |")
         out[jdk] = summary
     if any("completion" in s for s in out.values()):
