@@ -71,7 +71,10 @@ def mode_tables(summary, geo, modes, programs):
         row = []
         for j in jdks:
             if (j, mode) in geo:
-                row.append(f"{geo[(j, mode)]:.2f}")
+                ran = [c for (jj, _, m), c in summary.items() if jj == j and m == mode]
+                counted = sum(1 for c in ran if "ratio" in c)
+                row.append(f"{geo[(j, mode)]:.2f}" + (
+                    f" (over {counted} of {len(ran)} programs; see the table)" if counted < len(ran) else ""))
             else:
                 na = {c["na"] for (jj, _, m), c in summary.items() if jj == j and m == mode and "na" in c}
                 row.append(f"n/a ({'; '.join(sorted(na))})" if na else "not run")
@@ -162,6 +165,12 @@ def main():
              "Ratios are wall time with the mode / wall time without an agent, medians from this run. "
              "Peak RSS delta compares median peak RSS (ru_maxrss) with the baseline's; output is the "
              "size of the profiler's files. Absolute times are not comparable between runs.", ""]
+    full = sum(1 for c in summary.values() if c.get("reps") == meta["reps"])
+    planned = len(meta["modes"]) * len(meta["programs"]) * len(meta["jdks"])
+    if full < planned:
+        lines += [f"**Incomplete:** {full} of {planned} (JDK, program, mode) cells have all {meta['reps']} reps; "
+                  "the others have fewer reps, or stopped (timeout, failure, rejection), or never ran "
+                  "because the run was cut short.", ""]
     lines += mode_tables(summary, geo, meta["modes"], meta["programs"])
     hd_lines, hd = heapdump_table(load(os.path.join(raw, "heapdump.jsonl")))
     lines += hd_lines
