@@ -209,12 +209,15 @@ class CpuSamplesTest(unittest.TestCase):
         _, sections = cpu_sections(out)
         self.assertEqual(sections, [(0, [])])
 
-    def test_depth_cutoff_interval(self):
-        out, p = self.run_java("depth2.txt", "depth=2,cutoff=0.3,interval=5", ["CpuRatio", "10"])
+    def test_depth_cutoff_interval_lineno(self):
+        out, p = self.run_java("depth2.txt", "depth=2,cutoff=0.3,interval=5,lineno=n",
+                               ["CpuRatio", "10"])
         prof, sections = cpu_sections(out)
         total, rows = sections[0]
         for t in prof.traces:
             self.assertLessEqual(len(prof.traces[t][1]), 2)
+            for frame in prof.traces[t][1]:
+                self.assertEqual(frame[3], "Unknown line")  # lineno=n
         # Only unit() under heavy() holds >= 30% of the samples (~75%).
         self.assertEqual(len(rows), 1, rows)
         self.assertEqual(frames_of(prof, rows[0][1]), ["CpuRatio.unit", "CpuRatio.heavy"])
