@@ -54,7 +54,10 @@ static uint32_t u4(const unsigned char *p)
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-static uint64_t u8(const unsigned char *p) { return (uint64_t)u4(p) << 32 | u4(p + 4); }
+static uint64_t u8(const unsigned char *p)
+{
+    return (uint64_t)u4(p) << 32 | u4(p + 4);
+}
 
 /* Checks a record header and returns a pointer to its body. */
 static const unsigned char *record(const unsigned char *p, int tag, uint32_t len)

@@ -46,6 +46,7 @@ static void test_basic_types(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_names), cmocka_unit_test(test_basic_types)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_names),
+                                       cmocka_unit_test(test_basic_types)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

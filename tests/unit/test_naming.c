@@ -40,6 +40,7 @@ static void test_unique(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_defaults), cmocka_unit_test(test_unique)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_defaults),
+                                       cmocka_unit_test(test_unique)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -135,9 +135,9 @@ static void test_errors(void **state)
     expect_error("heap=", "syntax error parsing heap=dump|sites|all");
     expect_error("heap", "syntax error parsing heap=dump|sites|all");
     expect_error("heap=none", "heap option value must be dump|sites|all");
-    const char *yn[] = {"lineno",   "thread",    "doe",   "msa",   "force",
+    const char *yn[] = {"lineno",   "thread",     "doe",        "msa",     "force",
                         "verbose",  "primfields", "primarrays", "monitor", "gc_okay",
-                        "coredump", "errorexit", "pause", "debug"};
+                        "coredump", "errorexit",  "pause",      "debug"};
     for (size_t i = 0; i < sizeof yn / sizeof yn[0]; i++) {
         char text[64], message[64];
         snprintf(text, sizeof text, "%s=yes", yn[i]);
@@ -149,7 +149,8 @@ static void test_errors(void **state)
     expect_error("logflags=x", "logflags option value must be numeric");
     expect_error("debugflags=", "debugflags option value must be numeric");
     expect_error("X=z", "X option value must be numeric");
-    expect_error("alloc_interval=-5", "alloc_interval option value must be decimal bytes in 0..2147483647");
+    expect_error("alloc_interval=-5",
+                 "alloc_interval option value must be decimal bytes in 0..2147483647");
     expect_error("alloc_interval=", "syntax error parsing alloc_interval=DECIMAL");
     expect_error("bogus=1", "Unknown option: bogus");
     expect_error("heap=sites,help", "Unknown option: help");
@@ -168,7 +169,8 @@ static void test_help(void **state)
     (void)state;
     struct hp_options o = parse_ok("help");
     assert_true(o.help);
-    assert_non_null(strstr(hp_usage_text, "hprof usage: java -agentlib:hprof=[help]|[<option>=<value>, ...]\n"));
+    assert_non_null(strstr(hp_usage_text,
+                           "hprof usage: java -agentlib:hprof=[help]|[<option>=<value>, ...]\n"));
     assert_int_equal(hp_usage_text[0], '\n');
 }
 

@@ -85,7 +85,8 @@ static void test_concurrent(void **state)
     (void)state;
     shared = hp_table_new(sizeof(struct info));
     pthread_t th[4];
-    for (uintptr_t i = 0; i < 4; i++) pthread_create(&th[i], NULL, worker, (void *)(i * 5000));
+    for (uintptr_t i = 0; i < 4; i++)
+        pthread_create(&th[i], NULL, worker, (void *)(i * 5000));
     for (int i = 0; i < 4; i++) {
         void *rc;
         pthread_join(th[i], &rc);

@@ -33,13 +33,14 @@ JNIEnv *hp_jni(void)
 }
 
 /* `m` names the loop variable, so it cannot be parenthesised. */
-#define FOR_MODES(m) /* NOLINT(bugprone-macro-parentheses) */ \
+#define FOR_MODES(m) /* NOLINT(bugprone-macro-parentheses) */                                      \
     for (const struct hp_mode *const *m = hp_active_modes(); *m; m++)
 
 static void set_events(jvmtiEventMode mode, const jvmtiEvent *events, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        hp_jvmti_ok(hp.jvmti, (*hp.jvmti)->SetEventNotificationMode(hp.jvmti, mode, events[i], NULL),
+        hp_jvmti_ok(hp.jvmti,
+                    (*hp.jvmti)->SetEventNotificationMode(hp.jvmti, mode, events[i], NULL),
                     "SetEventNotificationMode");
 }
 
@@ -61,7 +62,8 @@ static void thread_seen(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, bool curre
 {
     struct hp_thread *before = hp_thread_get(jvmti, thread);
     struct hp_thread *t =
-        before ? before : hp_thread_seen(jvmti, jni, thread, current, hp_is_agent_thread(jni, thread));
+        before ? before
+               : hp_thread_seen(jvmti, jni, thread, current, hp_is_agent_thread(jni, thread));
     if (t == NULL || before != NULL) return;
     FOR_MODES(m)
     if ((*m)->thread_start) (*m)->thread_start(jvmti, jni, thread, t, current);
@@ -226,7 +228,8 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
     if (!open_output()) {
         if (hp.opt.net_host)
             hp_fatal(HP_EXIT_USAGE, "can't connect to %s", hp.output_name ? hp.output_name : "");
-        hp_fatal(HP_EXIT_USAGE, "can't create profile file: %s", hp.output_name ? hp.output_name : "");
+        hp_fatal(HP_EXIT_USAGE, "can't create profile file: %s",
+                 hp.output_name ? hp.output_name : "");
     }
     hp.start_ms = hp_wall_ms();
     hp.start_ns = hp_mono_ns();

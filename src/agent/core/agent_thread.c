@@ -25,8 +25,8 @@ static jthread new_thread(JNIEnv *jni, const char *name)
     return t;
 }
 
-bool hp_agent_thread_start(jvmtiEnv *jvmti, JNIEnv *jni, const char *name,
-                           jvmtiStartFunction fn, void *arg)
+bool hp_agent_thread_start(jvmtiEnv *jvmti, JNIEnv *jni, const char *name, jvmtiStartFunction fn,
+                           void *arg)
 {
     jthread t = new_thread(jni, name);
     if (t == NULL) {

@@ -18,7 +18,10 @@ uint64_t hp_mono_ns(void)
 
 /* The format's u4 time field wraps after about 71 minutes; readers only use
  * it for ordering within a short window. */
-uint32_t hp_record_time(void) { return (uint32_t)((hp_mono_ns() - hp.start_ns) / 1000u); }
+uint32_t hp_record_time(void)
+{
+    return (uint32_t)((hp_mono_ns() - hp.start_ns) / 1000u);
+}
 
 void hp_ctime(char buf[32])
 {

@@ -6,7 +6,10 @@
 
 static bool verbose_on = true;
 
-void hp_set_verbose(bool on) { verbose_on = on; }
+void hp_set_verbose(bool on)
+{
+    verbose_on = on;
+}
 
 static void vreport(const char *fmt, va_list ap)
 {
@@ -51,8 +54,7 @@ bool hp_jvmti_ok(jvmtiEnv *jvmti, jvmtiError err, const char *what)
 {
     if (err == JVMTI_ERROR_NONE) return true;
     char *name = NULL;
-    if (jvmti == NULL || (*jvmti)->GetErrorName(jvmti, err, &name) != JVMTI_ERROR_NONE)
-        name = NULL;
+    if (jvmti == NULL || (*jvmti)->GetErrorName(jvmti, err, &name) != JVMTI_ERROR_NONE) name = NULL;
     hp_error("%s (JVMTI Error %s(%d))", what, name ? name : "?", (int)err);
     if (name) (*jvmti)->Deallocate(jvmti, (unsigned char *)name);
     return false;

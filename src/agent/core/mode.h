@@ -13,9 +13,9 @@
 
 /* What a mode may ask for in Agent_OnLoad. */
 struct hp_setup {
-    jvmtiCapabilities *wanted;    /* add the capabilities the mode needs */
-    jvmtiCapabilities potential;  /* what this JVM can give */
-    jvmtiEventCallbacks *events;  /* set callbacks of events the mode owns */
+    jvmtiCapabilities *wanted;   /* add the capabilities the mode needs */
+    jvmtiCapabilities potential; /* what this JVM can give */
+    jvmtiEventCallbacks *events; /* set callbacks of events the mode owns */
 };
 
 struct hp_mode {

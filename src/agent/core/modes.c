@@ -10,6 +10,7 @@ extern const struct hp_mode hp_mode_cpu_samples;
 extern const struct hp_mode hp_mode_cpu_times;
 
 /* Every mode this build has, in dump order. */
+// clang-format off
 static const struct hp_mode *const all_modes[] = {
     &hp_mode_monitor,
     &hp_mode_heap_dump,
@@ -18,10 +19,14 @@ static const struct hp_mode *const all_modes[] = {
     &hp_mode_cpu_times,
     NULL,
 };
+// clang-format on
 
 static const struct hp_mode *active[sizeof all_modes / sizeof all_modes[0]];
 
-const struct hp_mode *const *hp_active_modes(void) { return active; }
+const struct hp_mode *const *hp_active_modes(void)
+{
+    return active;
+}
 
 bool hp_modes_select(const struct hp_options *o)
 {
@@ -29,9 +34,8 @@ bool hp_modes_select(const struct hp_options *o)
         const char *option;
         bool wanted;
     } features[] = {
-        {"monitor=y", o->monitor},     {"heap=dump", o->heap_dump},
-        {"heap=sites", o->heap_sites}, {"cpu=samples", o->cpu_samples},
-        {"cpu=times", o->cpu_times},
+        {"monitor=y", o->monitor},       {"heap=dump", o->heap_dump}, {"heap=sites", o->heap_sites},
+        {"cpu=samples", o->cpu_samples}, {"cpu=times", o->cpu_times},
     };
     size_t n = 0;
     for (size_t f = 0; f < sizeof features / sizeof features[0]; f++) {

@@ -194,12 +194,14 @@ struct flag_option {
     size_t offset;
 };
 
-#define FLAG(n) {#n, offsetof(struct hp_options, n)}
+#define FLAG(n)                                                                                    \
+    {                                                                                              \
+#n, offsetof(struct hp_options, n)                                                         \
+    }
 static const struct flag_option yn_options[] = {
-    FLAG(lineno), FLAG(thread),     FLAG(doe),        FLAG(msa),
-    FLAG(force),  FLAG(verbose),    FLAG(primfields), FLAG(primarrays),
-    FLAG(monitor), {"gc_okay", 0}, {"coredump", 0},   {"errorexit", 0},
-    {"pause", 0}, {"debug", 0},
+    FLAG(lineno),    FLAG(thread),     FLAG(doe),        FLAG(msa),     FLAG(force),
+    FLAG(verbose),   FLAG(primfields), FLAG(primarrays), FLAG(monitor), {"gc_okay", 0},
+    {"coredump", 0}, {"errorexit", 0}, {"pause", 0},     {"debug", 0},
 };
 #undef FLAG
 
@@ -246,7 +248,8 @@ static int parse_one(struct parser *ps, const char *name, bool *seen_output, boo
         return fail(ps, "The precrash option was removed, use -XX:OnError='precrash -p %%%%p'");
     for (size_t k = 0; k < sizeof yn_options / sizeof yn_options[0]; k++) {
         if (strcmp(name, yn_options[k].name) != 0) continue;
-        bool value = false, *dst = yn_options[k].offset ? (bool *)((char *)o + yn_options[k].offset) : &value;
+        bool value = false,
+             *dst = yn_options[k].offset ? (bool *)((char *)o + yn_options[k].offset) : &value;
         if (parse_yn(ps, name, dst)) return -1;
         if (dst == &o->monitor && o->monitor) *mode_given = true;
         return 0;

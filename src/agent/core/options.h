@@ -10,16 +10,16 @@
 enum hp_format { HP_FORMAT_ASCII, HP_FORMAT_BINARY };
 
 struct hp_options {
-    bool help;           /* the whole string was "help" */
-    bool heap_dump;      /* heap=dump|all */
-    bool heap_sites;     /* heap=sites|all */
-    bool cpu_samples;    /* cpu=samples|y */
-    bool cpu_times;      /* cpu=times|old */
-    bool cpu_old;        /* cpu=old: old prof report, trace depth 2 */
-    bool monitor;        /* monitor=y */
+    bool help;        /* the whole string was "help" */
+    bool heap_dump;   /* heap=dump|all */
+    bool heap_sites;  /* heap=sites|all */
+    bool cpu_samples; /* cpu=samples|y */
+    bool cpu_times;   /* cpu=times|old */
+    bool cpu_old;     /* cpu=old: old prof report, trace depth 2 */
+    bool monitor;     /* monitor=y */
     enum hp_format format;
-    char *file;          /* NULL: default name for the format */
-    char *net_host;      /* non-NULL with net= */
+    char *file;     /* NULL: default name for the format */
+    char *net_host; /* non-NULL with net= */
     int net_port;
     int depth;
     int interval_ms;

@@ -5,7 +5,10 @@
 #include <string.h>
 #include <strings.h>
 
-const char *hp_default_filename(bool binary) { return binary ? "java.hprof" : "java.hprof.txt"; }
+const char *hp_default_filename(bool binary)
+{
+    return binary ? "java.hprof" : "java.hprof.txt";
+}
 
 char *hp_unique_filename(const char *name, bool binary, long pid)
 {

@@ -93,8 +93,14 @@ void hp_out_printf(const char *fmt, ...)
     free(big);
 }
 
-void hp_out_lock(void) { pthread_mutex_lock(&out.lock); }
-void hp_out_unlock(void) { pthread_mutex_unlock(&out.lock); }
+void hp_out_lock(void)
+{
+    pthread_mutex_lock(&out.lock);
+}
+void hp_out_unlock(void)
+{
+    pthread_mutex_unlock(&out.lock);
+}
 
 void hp_out_flush(void)
 {

@@ -15,7 +15,10 @@ static struct hp_table *classes;
  * order "output, then table" holds for every writer. */
 static uint32_t generation;
 
-void hp_class_table_init(void) { classes = hp_table_new(sizeof(struct hp_class)); }
+void hp_class_table_init(void)
+{
+    classes = hp_table_new(sizeof(struct hp_class));
+}
 
 static char *dup_jvmti(jvmtiEnv *jvmti, char *s)
 {
@@ -91,7 +94,10 @@ uint32_t hp_class_find(hp_objid_t obj)
     return idx ? HP_CLASS_SERIAL_BASE + idx - 1 : 0;
 }
 
-uint32_t hp_class_count(void) { return hp_table_count(classes); }
+uint32_t hp_class_count(void)
+{
+    return hp_table_count(classes);
+}
 
 void hp_class_resync(jvmtiEnv *jvmti, JNIEnv *jni)
 {

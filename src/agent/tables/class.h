@@ -15,9 +15,9 @@
 struct hp_class {
     uint32_t serial;
     hp_objid_t obj;
-    char *sig;      /* JVM signature, e.g. "[Ljava/lang/String;" */
-    char *name;     /* dotted, arrays as T[] */
-    char *source;   /* source file name, NULL if absent */
+    char *sig;    /* JVM signature, e.g. "[Ljava/lang/String;" */
+    char *name;   /* dotted, arrays as T[] */
+    char *source; /* source file name, NULL if absent */
     bool unloaded;
     uint32_t generation; /* last resync that saw it loaded */
 };

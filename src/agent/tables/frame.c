@@ -10,7 +10,10 @@ struct frame_key {
     jlocation loc;
 };
 
-void hp_frame_table_init(void) { frames = hp_table_new(sizeof(struct hp_frame)); }
+void hp_frame_table_init(void)
+{
+    frames = hp_table_new(sizeof(struct hp_frame));
+}
 
 static void init_frame(void *info, const void *key, size_t key_len, void *ctx)
 {
@@ -32,7 +35,10 @@ uint32_t hp_frame_intern(jvmtiEnv *jvmti, JNIEnv *jni, jmethodID method, jlocati
     return hp_table_intern(frames, &key, sizeof key, init_frame, (void *)m, NULL);
 }
 
-const struct hp_frame *hp_frame_get(uint32_t id) { return hp_table_info(frames, id); }
+const struct hp_frame *hp_frame_get(uint32_t id)
+{
+    return hp_table_info(frames, id);
+}
 
 bool hp_frame_claim(uint32_t id)
 {

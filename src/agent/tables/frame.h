@@ -10,7 +10,7 @@
 
 struct hp_frame {
     const struct hp_method *method;
-    int32_t line; /* as hp_method_line(); -1 for every frame with lineno=n */
+    int32_t line;        /* as hp_method_line(); -1 for every frame with lineno=n */
     atomic_bool emitted; /* binary FRAME record written */
 };
 

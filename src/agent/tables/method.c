@@ -8,7 +8,10 @@
 
 static struct hp_table *methods;
 
-void hp_method_table_init(void) { methods = hp_table_new(sizeof(struct hp_method)); }
+void hp_method_table_init(void)
+{
+    methods = hp_table_new(sizeof(struct hp_method));
+}
 
 static char *take(jvmtiEnv *jvmti, char *s)
 {

@@ -17,7 +17,10 @@ typedef uint64_t hp_objid_t;
 
 /* A fresh ID carrying `site` (0: none). */
 hp_objid_t hp_objid_new(uint32_t site);
-static inline uint32_t hp_objid_site(hp_objid_t id) { return (uint32_t)(id >> HP_OBJID_SITE_SHIFT); }
+static inline uint32_t hp_objid_site(hp_objid_t id)
+{
+    return (uint32_t)(id >> HP_OBJID_SITE_SHIFT);
+}
 /* The object's ID, tagging it first if it has none; 0 for NULL or failure. */
 hp_objid_t hp_objid_of(jvmtiEnv *jvmti, jobject obj);
 

@@ -31,7 +31,8 @@ static uint64_t hash_bytes(const void *key, size_t len)
 {
     const unsigned char *p = key;
     uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < len; i++) h = (h ^ p[i]) * 1099511628211ull;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ p[i]) * 1099511628211ull;
     h ^= h >> 29;
     h *= 0xbf58476d1ce4e5b9ull;
     return h ^ (h >> 32);
@@ -40,7 +41,8 @@ static uint64_t hash_bytes(const void *key, size_t len)
 static struct entry *entry_at(const struct hp_table *t, uint32_t index)
 {
     uint32_t i = index - 1;
-    return (struct entry *)(t->chunks[i >> CHUNK_BITS] + (size_t)(i & (CHUNK_SIZE - 1)) * t->entry_size);
+    return (struct entry *)(t->chunks[i >> CHUNK_BITS] +
+                            (size_t)(i & (CHUNK_SIZE - 1)) * t->entry_size);
 }
 
 struct hp_table *hp_table_new(size_t info_size)
@@ -59,7 +61,8 @@ struct hp_table *hp_table_new(size_t info_size)
     return t;
 }
 
-static uint32_t probe(const struct hp_table *t, const void *key, size_t len, uint64_t h, uint32_t *slot)
+static uint32_t probe(const struct hp_table *t, const void *key, size_t len, uint64_t h,
+                      uint32_t *slot)
 {
     for (uint32_t s = (uint32_t)h & t->slot_mask;; s = (s + 1) & t->slot_mask) {
         uint32_t idx = t->slots[s];
@@ -78,7 +81,8 @@ static int grow(struct hp_table *t)
     uint32_t n = atomic_load(&t->count);
     for (uint32_t idx = 1; idx <= n; idx++) {
         uint32_t s = (uint32_t)entry_at(t, idx)->hash & mask;
-        while (slots[s]) s = (s + 1) & mask;
+        while (slots[s])
+            s = (s + 1) & mask;
         slots[s] = idx;
     }
     free(t->slots);
@@ -103,7 +107,8 @@ uint32_t hp_table_intern(struct hp_table *t, const void *key, size_t key_len, hp
         probe(t, key, key_len, h, &slot);
     }
     uint32_t c = n >> CHUNK_BITS;
-    if (t->chunks[c] == NULL && (t->chunks[c] = calloc(CHUNK_SIZE, t->entry_size)) == NULL) goto done;
+    if (t->chunks[c] == NULL && (t->chunks[c] = calloc(CHUNK_SIZE, t->entry_size)) == NULL)
+        goto done;
     unsigned char *copy = malloc(key_len ? key_len : 1);
     if (copy == NULL) goto done;
     memcpy(copy, key, key_len);
@@ -144,14 +149,19 @@ const void *hp_table_key(struct hp_table *t, uint32_t index, size_t *key_len)
     return e->key;
 }
 
-uint32_t hp_table_count(struct hp_table *t) { return atomic_load(&t->count); }
+uint32_t hp_table_count(struct hp_table *t)
+{
+    return atomic_load(&t->count);
+}
 
 void hp_table_free(struct hp_table *t)
 {
     if (t == NULL) return;
     uint32_t n = atomic_load(&t->count);
-    for (uint32_t idx = 1; idx <= n; idx++) free(entry_at(t, idx)->key);
-    for (uint32_t c = 0; c < MAX_CHUNKS && t->chunks[c]; c++) free(t->chunks[c]);
+    for (uint32_t idx = 1; idx <= n; idx++)
+        free(entry_at(t, idx)->key);
+    for (uint32_t c = 0; c < MAX_CHUNKS && t->chunks[c]; c++)
+        free(t->chunks[c]);
     free(t->slots);
     pthread_mutex_destroy(&t->lock);
     free(t);

@@ -94,6 +94,7 @@ void hp_thread_ended(jvmtiEnv *jvmti, jthread thread)
 void hp_thread_foreach(void (*fn)(struct hp_thread *t, void *ctx), void *ctx)
 {
     pthread_mutex_lock(&threads_lock);
-    for (uint32_t i = 0; i < n_all; i++) fn(all[i], ctx);
+    for (uint32_t i = 0; i < n_all; i++)
+        fn(all[i], ctx);
     pthread_mutex_unlock(&threads_lock);
 }

@@ -16,8 +16,8 @@
 struct hp_thread {
     uint32_t serial;
     hp_objid_t obj;
-    pid_t tid;      /* OS thread id; 0 when first seen from another thread */
-    bool agent;     /* an agent thread: never profiled */
+    pid_t tid;  /* OS thread id; 0 when first seen from another thread */
+    bool agent; /* an agent thread: never profiled */
     atomic_bool ended;
 };
 

@@ -88,5 +88,6 @@ void hp_trace_write(uint32_t serial)
 void hp_trace_write_unwritten(void)
 {
     uint32_t n = hp_table_count(traces);
-    for (uint32_t idx = 1; idx <= n; idx++) hp_trace_write(HP_TRACE_SERIAL_BASE + idx - 1);
+    for (uint32_t idx = 1; idx <= n; idx++)
+        hp_trace_write(HP_TRACE_SERIAL_BASE + idx - 1);
 }

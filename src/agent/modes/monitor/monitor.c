@@ -152,7 +152,8 @@ static void time_table(void)
     }
     qsort(rows, kept, sizeof *rows, by_time);
     hp_out_lock();
-    for (uint32_t i = 0; i < kept; i++) hp_trace_write(rows[i].trace);
+    for (uint32_t i = 0; i < kept; i++)
+        hp_trace_write(rows[i].trace);
     enc->time_table(rows, kept, total, hp.opt.cutoff);
     hp_out_unlock();
     free(rows);

@@ -54,7 +54,8 @@ static int drop_notify_waiters(uint32_t *waiters, int n, const uint32_t *notify,
     int kept = 0;
     for (int i = 0; i < n; i++) {
         int dup = 0;
-        for (int j = 0; j < n_notify && !dup; j++) dup = waiters[i] == notify[j];
+        for (int j = 0; j < n_notify && !dup; j++)
+            dup = waiters[i] == notify[j];
         if (!dup) waiters[kept++] = waiters[i];
     }
     return kept;
@@ -119,11 +120,13 @@ void hp_monitor_snapshot(jvmtiEnv *jvmti, JNIEnv *jni)
             status_text(states[i], status, sizeof status);
             hp_monitor_ascii.dump_thread(serial_of(jvmti, threads[i]), traces[i], status);
         }
-        for (jint i = 0; i < n; i++) write_owned_monitors(jvmti, jni, threads[i]);
+        for (jint i = 0; i < n; i++)
+            write_owned_monitors(jvmti, jni, threads[i]);
         hp_monitor_ascii.dump_end();
         hp_out_unlock();
     }
-    for (jint i = 0; i < n; i++) (*jni)->DeleteLocalRef(jni, threads[i]);
+    for (jint i = 0; i < n; i++)
+        (*jni)->DeleteLocalRef(jni, threads[i]);
     (*jvmti)->Deallocate(jvmti, (unsigned char *)threads);
     free(traces);
     free(states);

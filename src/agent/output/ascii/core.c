@@ -49,7 +49,10 @@ static void trace(const struct hp_trace *tr)
 }
 
 /* The ascii format has no class records outside heap dumps. */
-static void class_event(const struct hp_class *c) { (void)c; }
+static void class_event(const struct hp_class *c)
+{
+    (void)c;
+}
 
 const struct hp_encoder hp_ascii_encoder = {
     .header = header,

@@ -17,7 +17,10 @@ static void waited_line(const char *sig, int64_t waited_ms, uint32_t thread)
                   thread);
 }
 
-static void dump_begin(void) { hp_out_printf("MONITOR DUMP BEGIN\n"); }
+static void dump_begin(void)
+{
+    hp_out_printf("MONITOR DUMP BEGIN\n");
+}
 
 static void dump_thread(uint32_t thread, uint32_t trace, const char *status)
 {
@@ -27,7 +30,8 @@ static void dump_thread(uint32_t thread, uint32_t trace, const char *status)
 static void thread_list(struct hp_text *t, const char *what, const uint32_t *threads, int n)
 {
     hp_text_printf(t, "\t%s:", what);
-    for (int i = 0; i < n; i++) hp_text_printf(t, "%s thread %u", i ? "," : "", threads[i]);
+    for (int i = 0; i < n; i++)
+        hp_text_printf(t, "%s thread %u", i ? "," : "", threads[i]);
     hp_text_printf(t, "\n");
 }
 
@@ -46,7 +50,10 @@ static void dump_monitor(const struct hp_monitor_usage *m)
     hp_text_emit(&t);
 }
 
-static void dump_end(void) { hp_out_printf("MONITOR DUMP END\n"); }
+static void dump_end(void)
+{
+    hp_out_printf("MONITOR DUMP END\n");
+}
 
 static void time_table(const struct hp_monitor_row *rows, uint32_t n, uint64_t total_ns,
                        double cutoff)
@@ -56,17 +63,15 @@ static void time_table(const struct hp_monitor_row *rows, uint32_t n, uint64_t t
     hp_ctime(date);
     struct hp_text t;
     hp_text_init(&t);
-    hp_text_printf(&t, "MONITOR TIME BEGIN (total = %" PRIu64 " ms) %s", total_ns / 1000000u,
-                   date);
+    hp_text_printf(&t, "MONITOR TIME BEGIN (total = %" PRIu64 " ms) %s", total_ns / 1000000u, date);
     double accum = 0;
     for (uint32_t i = 0; i < n; i++) {
         double self = (double)rows[i].time_ns / (double)total_ns;
         if (self < cutoff) break;
         if (i == 0) hp_text_printf(&t, "rank   self  accum   count trace monitor\n");
         accum += self;
-        hp_text_printf(&t, "%4u %5.2f%% %5.2f%% %7" PRIu64 " %5u %s (Java)\n", i + 1,
-                       self * 100.0, accum * 100.0, rows[i].hits, rows[i].trace,
-                       rows[i].class_name);
+        hp_text_printf(&t, "%4u %5.2f%% %5.2f%% %7" PRIu64 " %5u %s (Java)\n", i + 1, self * 100.0,
+                       accum * 100.0, rows[i].hits, rows[i].trace, rows[i].class_name);
     }
     hp_text_printf(&t, "MONITOR TIME END\n");
     hp_text_emit(&t);

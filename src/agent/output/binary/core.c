@@ -20,8 +20,8 @@ static void header(void)
     hp_rec_free(&r);
 
     hp_rec_begin(&r, HP_TAG_CONTROL_SETTINGS);
-    uint32_t flags = (hp.opt.heap_dump || hp.opt.heap_sites ? 0x1u : 0) |
-                     (hp.opt.cpu_samples ? 0x2u : 0);
+    uint32_t flags =
+        (hp.opt.heap_dump || hp.opt.heap_sites ? 0x1u : 0) | (hp.opt.cpu_samples ? 0x2u : 0);
     hp_rec_u4(&r, flags);
     hp_rec_u2(&r, (uint16_t)(hp.opt.depth > 0xffff ? 0xffff : hp.opt.depth));
     hp_rec_end(&r);
@@ -71,13 +71,15 @@ static void frame(uint32_t id)
 
 static void trace(const struct hp_trace *t)
 {
-    for (uint32_t i = 0; i < t->n_frames; i++) frame(t->frames[i]);
+    for (uint32_t i = 0; i < t->n_frames; i++)
+        frame(t->frames[i]);
     struct hp_rec r;
     hp_rec_begin(&r, HP_TAG_TRACE);
     hp_rec_u4(&r, t->serial);
     hp_rec_u4(&r, t->thread_serial);
     hp_rec_u4(&r, t->n_frames);
-    for (uint32_t i = 0; i < t->n_frames; i++) hp_rec_id(&r, t->frames[i]);
+    for (uint32_t i = 0; i < t->n_frames; i++)
+        hp_rec_id(&r, t->frames[i]);
     hp_rec_end(&r);
 }
 

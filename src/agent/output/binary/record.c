@@ -37,7 +37,10 @@ void hp_rec_bytes(struct hp_rec *r, const void *p, size_t n)
     r->len += n;
 }
 
-void hp_rec_u1(struct hp_rec *r, uint8_t v) { hp_rec_bytes(r, &v, 1); }
+void hp_rec_u1(struct hp_rec *r, uint8_t v)
+{
+    hp_rec_bytes(r, &v, 1);
+}
 
 void hp_rec_u2(struct hp_rec *r, uint16_t v)
 {

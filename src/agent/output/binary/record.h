@@ -44,7 +44,10 @@ void hp_rec_u1(struct hp_rec *r, uint8_t v);
 void hp_rec_u2(struct hp_rec *r, uint16_t v);
 void hp_rec_u4(struct hp_rec *r, uint32_t v);
 void hp_rec_u8(struct hp_rec *r, uint64_t v);
-static inline void hp_rec_id(struct hp_rec *r, uint64_t id) { hp_rec_u8(r, id); }
+static inline void hp_rec_id(struct hp_rec *r, uint64_t id)
+{
+    hp_rec_u8(r, id);
+}
 void hp_rec_bytes(struct hp_rec *r, const void *p, size_t n);
 /* Patches the length, writes the record and frees the buffer. */
 void hp_rec_end(struct hp_rec *r);

@@ -9,7 +9,10 @@
 static struct hp_table *strings;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-static void create(void) { strings = hp_table_new(0); }
+static void create(void)
+{
+    strings = hp_table_new(0);
+}
 
 uint64_t hp_bin_string(const char *s)
 {
