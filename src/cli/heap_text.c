@@ -116,6 +116,7 @@ static void instance_fields(ctx_t *c, const hp_sub *s, const hp_class *k)
         k = k->super ? hp_classes_get(&c->classes, k->super) : NULL;
     }
     while (n-- > 0) {
+        // cppcheck-suppress uninitvar ; chain[0..n) and vals[0..n) were filled above
         const uint8_t *p = chain[n]->fields, *val = vals[n];
         for (unsigned i = 0; i < chain[n]->nfields; i++) {
             hp_field fl;

@@ -117,7 +117,7 @@ int main(int argc, char **argv)
     if (!path) return bad_usage("%s", "missing FILE");
 
     hp_file f;
-    hp_error e;
+    hp_error e = {0};
     if (hp_open(&f, path, &e) != 0) {
         int io = f.base == NULL; /* nothing mapped: an I/O problem, not bad content */
         if (io)

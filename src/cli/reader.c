@@ -14,6 +14,7 @@ int hp_fail(hp_error *err, uint64_t offset, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
+    // cppcheck-suppress ctuuninitvar ; err is output only: this fills it
     vsnprintf(err->what, sizeof err->what, fmt, ap);
     va_end(ap);
     err->offset = offset;

@@ -21,7 +21,8 @@ static struct hd_class *class_of(struct hd_walk *w, jlong tag)
 {
     if (tag == 0) return NULL;
     struct hd_class **slot = &w->cache[((uint64_t)tag * 0x9e3779b97f4a7c15ull) >> 56];
-    if (*slot && (*slot)->obj == (hp_objid_t)tag) return *slot;
+    struct hd_class *hit = *slot;
+    if (hit && hit->obj == (hp_objid_t)tag) return hit;
     struct hd_class *c = hd_class_of(w->cs, (hp_objid_t)tag);
     if (c) *slot = c;
     return c;
