@@ -3,7 +3,8 @@
 # and an ASan+UBSan build (unit tests). Installs missing Debian packages first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/deps.sh
+# visualvm: its standalone HPROF reader checks our heap dumps (tests/heap_dump)
+scripts/deps.sh visualvm
 export JAVA_HOME="${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}"
 jobs="$(nproc)"
 
