@@ -40,6 +40,8 @@ def cells(runs):
             bad = next(r for r in rs if r["status"] != "ok")
             reason = bad.get("message") or f"exit {bad.get('exit')}: " + last_line(bad.get("stderr_tail", ""))
             out[key] = {"kind": rs[0]["kind"], "na": f"{bad['status']}: {reason}"}
+            if bad["status"] == "timeout":
+                out[key]["stopped_s"] = bad["wall_s"]
     return out
 
 
@@ -49,16 +51,27 @@ def last_line(text):
 
 
 def ratios(summary):
-    """Adds ratio, RSS delta to every mode cell that has a baseline; returns {(jdk, mode): geomean}."""
+    """Adds ratio and RSS delta to every mode cell that has a baseline, and a lower bound
+    (ratio_gt) to stopped ones. Returns {(jdk, mode): (geomean, is_lower_bound)}; stopped
+    programs enter the geometric mean with their lower bound."""
     geo = {}
     for (jdk, program, mode), c in summary.items():
         base = summary.get((jdk, program, "baseline"))
-        if mode == "baseline" or "na" in c or not base or "na" in base:
+        if mode == "baseline" or not base or "na" in base:
             continue
-        c["ratio"] = c["wall_s"] / base["wall_s"]
-        c["rss_delta_mb"] = c["maxrss_mb"] - base["maxrss_mb"]
-        geo.setdefault((jdk, mode), []).append(c["ratio"])
-    return {k: math.exp(sum(map(math.log, v)) / len(v)) for k, v in geo.items()}
+        if "stopped_s" in c:
+            c["ratio_gt"] = c["stopped_s"] / base["wall_s"]
+            geo.setdefault((jdk, mode), []).append((c["ratio_gt"], True))
+        elif "na" not in c:
+            c["ratio"] = c["wall_s"] / base["wall_s"]
+            c["rss_delta_mb"] = c["maxrss_mb"] - base["maxrss_mb"]
+            geo.setdefault((jdk, mode), []).append((c["ratio"], False))
+    return {k: (math.exp(sum(math.log(r) for r, _ in v) / len(v)), any(b for _, b in v)) for k, v in geo.items()}
+
+
+def geo_text(geo):
+    value, lower_bound = geo
+    return f"> {value:.2f}" if lower_bound else f"{value:.2f}"
 
 
 def mode_tables(summary, geo, modes, programs):
@@ -72,8 +85,8 @@ def mode_tables(summary, geo, modes, programs):
         for j in jdks:
             if (j, mode) in geo:
                 ran = [c for (jj, _, m), c in summary.items() if jj == j and m == mode]
-                counted = sum(1 for c in ran if "ratio" in c)
-                row.append(f"{geo[(j, mode)]:.2f}" + (
+                counted = sum(1 for c in ran if "ratio" in c or "ratio_gt" in c)
+                row.append(geo_text(geo[(j, mode)]) + (
                     f" (over {counted} of {len(ran)} programs; see the table)" if counted < len(ran) else ""))
             else:
                 na = {c["na"] for (jj, _, m), c in summary.items() if jj == j and m == mode and "na" in c}
@@ -100,10 +113,13 @@ def mode_tables(summary, geo, modes, programs):
                 if "ratio" in c:
                     lines.append(f"| {p} | {base['wall_s']:.2f} | {c['wall_s']:.2f} | {c['ratio']:.2f} | "
                                  f"{c['rss_delta_mb']:+.0f} | {c['output_mb']:.1f} | {c['reps']} |")
+                elif "ratio_gt" in c:
+                    lines.append(f"| {p} | {base['wall_s']:.2f} | > {c['stopped_s']:.2f} | > {c['ratio_gt']:.1f} "
+                                 f"(stopped) | | | |")
                 else:
                     lines.append(f"| {p} | | | n/a ({c.get('na', 'no baseline')}) | | | |")
             if (j, mode) in geo:
-                lines.append(f"| **geometric mean** | | | **{geo[(j, mode)]:.2f}** | | | |")
+                lines.append(f"| **geometric mean** | | | **{geo_text(geo[(j, mode)])}** | | | |")
     return lines
 
 
@@ -162,7 +178,9 @@ def main():
              f"- repetitions: {meta['reps']} (median reported), scale {meta['scale']}, "
              "configurations interleaved rep-major",
              f"- command: `{meta['command']}`", "",
-             "Ratios are wall time with the mode / wall time without an agent, medians from this run. "
+             "Ratios are wall time with the mode / wall time without an agent, medians from this run; "
+             "\"> R\" marks a run stopped at the --max-ratio limit, and a geometric mean that includes one "
+             "is a lower bound. "
              "Peak RSS delta compares median peak RSS (ru_maxrss) with the baseline's; output is the "
              "size of the profiler's files. Absolute times are not comparable between runs.", ""]
     full = sum(1 for c in summary.values() if c.get("reps") == meta["reps"])
@@ -176,7 +194,7 @@ def main():
     lines += hd_lines
     with open(os.path.join(raw, "report.md"), "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
-    data = {"meta": meta, "geomean": {f"{j}/{m}": v for (j, m), v in geo.items()},
+    data = {"meta": meta, "geomean": {f"{j}/{m}": {"value": v, "lower_bound": b} for (j, m), (v, b) in geo.items()},
             "cells": [{"jdk": j, "program": p, "mode": m, **c} for (j, p, m), c in summary.items()],
             "heapdump": hd}
     with open(os.path.join(raw, "report.json"), "w", encoding="utf-8") as f:
