@@ -97,7 +97,8 @@ THREAD_START = re.compile(
     r'THREAD START \(obj=([0-9a-f]+), id = (\d+), name="(.*)", group="(.*)"\)$')
 THREAD_END = re.compile(r"THREAD END \(id = (\d+)\)$")
 TRACE_HEAD = re.compile(r"TRACE (\d+):( \(thread=(\d+)\))?$")
-FRAME = re.compile(r"\t(\S+)\.([^.(\s]+)\((.*):(\d+|Unknown line|Native method)\)$")
+# class and method may be "<Unknown Class>" / "<Unknown Method>" (unloaded classes)
+FRAME = re.compile(r"\t(.+)\.([^.(]+)\((.*):(\d+|Unknown line|Native method)\)$")
 MONITOR_EVENT = re.compile(
     r"(WAIT: MONITOR (\S+), timeout=(-?\d+)|WAITED: MONITOR (\S+), time_waited=(-?\d+)),"
     r" thread (\d+)$")
