@@ -2,6 +2,7 @@
  * DUMP END. IDs are 8 bytes; values are big-endian. */
 #include "../../core/agent.h"
 #include "../../io/writer.h"
+#include "../../tables/names.h"
 #include "../../tables/trace.h"
 #include "../heap_dump_encoder.h"
 #include "record.h"
@@ -25,28 +26,11 @@ enum {
 /* A record's length is a u4 and includes the segment's other records. */
 #define MAX_BODY ((uint64_t)UINT32_MAX - 64)
 
+/* Anything that is not a primitive signature character is an object. */
 static uint8_t basic_type(char t)
 {
-    switch (t) {
-    case 'Z':
-        return 4;
-    case 'C':
-        return 5;
-    case 'F':
-        return 6;
-    case 'D':
-        return 7;
-    case 'B':
-        return 8;
-    case 'S':
-        return 9;
-    case 'I':
-        return 10;
-    case 'J':
-        return 11;
-    default:
-        return 2; /* object */
-    }
+    int type = hp_basic_type(t);
+    return (uint8_t)(type ? type : 2);
 }
 
 static void prepare_class(struct hd_class *c)
