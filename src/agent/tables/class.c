@@ -1,6 +1,7 @@
 #include "class.h"
 
 #include "../core/error.h"
+#include "../core/jvmti_string.h"
 #include "../io/writer.h"
 #include "../output/encoder.h"
 #include "names.h"
@@ -18,13 +19,6 @@ static uint32_t generation;
 void hp_class_table_init(void)
 {
     classes = hp_table_new(sizeof(struct hp_class));
-}
-
-static char *dup_jvmti(jvmtiEnv *jvmti, char *s)
-{
-    char *copy = s ? strdup(s) : NULL;
-    if (s) (*jvmti)->Deallocate(jvmti, (unsigned char *)s);
-    return copy;
 }
 
 struct class_init {
@@ -66,7 +60,8 @@ uint32_t hp_class_serial(jvmtiEnv *jvmti, jclass klass)
                         "GetClassSignature")) {
             if ((*jvmti)->GetSourceFileName(jvmti, klass, &source) != JVMTI_ERROR_NONE)
                 source = NULL;
-            struct class_init ci = {NULL, dup_jvmti(jvmti, sig), dup_jvmti(jvmti, source), obj};
+            struct class_init ci = {NULL, hp_take_jvmti_string(jvmti, sig),
+                                    hp_take_jvmti_string(jvmti, source), obj};
             uint32_t idx = hp_table_intern(classes, &obj, sizeof obj, init_class, &ci, NULL);
             if (ci.made) {
                 serial = ci.made->serial;

@@ -1,5 +1,6 @@
 #include "method.h"
 
+#include "../core/jvmti_string.h"
 #include "class.h"
 #include "table.h"
 
@@ -11,13 +12,6 @@ static struct hp_table *methods;
 void hp_method_table_init(void)
 {
     methods = hp_table_new(sizeof(struct hp_method));
-}
-
-static char *take(jvmtiEnv *jvmti, char *s)
-{
-    char *copy = s ? strdup(s) : NULL;
-    if (s) (*jvmti)->Deallocate(jvmti, (unsigned char *)s);
-    return copy;
 }
 
 static int by_location(const void *a, const void *b)
@@ -43,8 +37,8 @@ static void resolve(jvmtiEnv *jvmti, JNIEnv *jni, jmethodID m, struct hp_method 
         (*jni)->DeleteLocalRef(jni, klass);
     }
     if ((*jvmti)->GetMethodName(jvmti, m, &name, &sig, NULL) == JVMTI_ERROR_NONE) {
-        out->name = take(jvmti, name);
-        out->sig = take(jvmti, sig);
+        out->name = hp_take_jvmti_string(jvmti, name);
+        out->sig = hp_take_jvmti_string(jvmti, sig);
     }
     if ((*jvmti)->IsMethodNative(jvmti, m, &native) == JVMTI_ERROR_NONE) out->native = native;
     if (!out->native && (*jvmti)->GetLineNumberTable(jvmti, m, &n, &lines) == JVMTI_ERROR_NONE) {
