@@ -2,7 +2,7 @@
 # Installs the Debian packages the build and tests need, only when missing.
 # Usage: scripts/deps.sh [extra-package ...]
 set -euo pipefail
-pkgs=(cmake make gcc pkg-config libcmocka-dev openjdk-17-jdk-headless python3 cppcheck "$@")
+pkgs=(cmake make gcc pkg-config libcmocka-dev openjdk-17-jdk-headless python3 cppcheck clang-format git "$@")
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -34,8 +34,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 {
     (void)options, (void)reserved;
     jvmtiEnv *jvmti;
-    if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK)
-        return JNI_ERR;
+    if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK) return JNI_ERR;
     jvmtiCapabilities caps;
     memset(&caps, 0, sizeof caps);
     caps.can_generate_method_entry_events = 1;
@@ -50,7 +49,8 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
         return JNI_ERR;
     jvmtiEvent events[] = {JVMTI_EVENT_METHOD_ENTRY, JVMTI_EVENT_METHOD_EXIT, JVMTI_EVENT_VM_DEATH};
     for (size_t i = 0; i < sizeof events / sizeof events[0]; i++)
-        if ((*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, events[i], NULL) != JVMTI_ERROR_NONE)
+        if ((*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, events[i], NULL) !=
+            JVMTI_ERROR_NONE)
             return JNI_ERR;
     return JNI_OK;
 }

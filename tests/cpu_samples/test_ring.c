@@ -43,7 +43,8 @@ static void test_concurrent_producers(void **state)
     for (uintptr_t i = 0; i < PRODUCERS; i++)
         assert_int_equal(pthread_create(&t[i], NULL, produce, (void *)(i + 1)), 0);
     jint last[PRODUCERS + 1];
-    for (int i = 0; i <= PRODUCERS; i++) last[i] = -1;
+    for (int i = 0; i <= PRODUCERS; i++)
+        last[i] = -1;
     uint64_t consumed = 0;
     for (;;) {
         int finished = atomic_load(&done) == PRODUCERS;
@@ -59,7 +60,8 @@ static void test_concurrent_producers(void **state)
         }
         if (finished) break;
     }
-    for (int i = 0; i < PRODUCERS; i++) pthread_join(t[i], NULL);
+    for (int i = 0; i < PRODUCERS; i++)
+        pthread_join(t[i], NULL);
     assert_int_equal(consumed, atomic_load(&published));
     assert_int_equal(consumed + hp_ring_dropped(), (uint64_t)PRODUCERS * PER_PRODUCER);
 }
