@@ -2,7 +2,6 @@
 streams, threads, traces, dumps on demand, net=, robustness at exit."""
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -261,23 +260,10 @@ def make_case(env):
                     proc.stdin.write("work\n")
                     proc.stdin.flush()
                     ht.wait_for_line(proc.stdout, "OK work")
-                    if trigger == "sigquit":
-                        os.kill(proc.pid, signal.SIGQUIT)
-                    else:
-                        j = subprocess.run([env.jcmd, str(proc.pid), "JVMTI.data_dump"],
-                                           capture_output=True, text=True, timeout=60)
-                        self.assertEqual(j.returncode, 0, j.stdout + j.stderr)
-                    ht.wait_for_line(proc.stderr, r"Dumping.* done\.")
-                proc.stdin.write("exit\n")
-                proc.stdin.flush()
-                proc.wait(120)
+                    ht.request_dump(env, proc, trigger)
             finally:
-                if proc.poll() is None:
-                    proc.kill()
-                proc.stdout.close()
-                proc.stderr.close()
-                proc.stdin.close()
-            self.assertEqual(proc.returncode, 0)
+                status = ht.finish(proc, "exit\n")
+            self.assertEqual(status, 0)
 
         def test_dumps_on_demand_append(self):
             self.dump_session("heap=sites,doe=n,file=out.txt", ["sigquit", "jcmd"])
@@ -302,8 +288,7 @@ def make_case(env):
                     proc.stdin.write("work\n")
                     proc.stdin.flush()
                     ht.wait_for_line(proc.stdout, "OK work")
-                    os.kill(proc.pid, signal.SIGQUIT)
-                    ht.wait_for_line(proc.stderr, r"done\.")
+                    ht.request_dump(env, proc, "sigquit")
                     proc.stdin.write("work\n")  # more records, maybe unflushed
                     proc.stdin.flush()
                     ht.wait_for_line(proc.stdout, "OK work")

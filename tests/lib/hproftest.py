@@ -312,5 +312,30 @@ def read_binary(path):
         return BinaryProfile(f.read())
 
 
-def send_sigquit(proc):
-    os.kill(proc.pid, signal.SIGQUIT)
+def request_dump(env, proc, how="jcmd"):
+    """Asks a running JVM for a dump, by SIGQUIT or `jcmd JVMTI.data_dump`,
+    and waits for the agent's verbose "... done." line."""
+    if how == "sigquit":
+        os.kill(proc.pid, signal.SIGQUIT)
+    else:
+        j = subprocess.run([env.jcmd, str(proc.pid), "JVMTI.data_dump"],
+                           capture_output=True, text=True, timeout=60)
+        if j.returncode != 0:
+            raise AssertionError(f"jcmd failed: {j.stdout}{j.stderr}")
+    wait_for_line(proc.stderr, r"Dumping.* done\.")
+
+
+def finish(proc, last_input, timeout=120):
+    """Sends the last input line, waits for the exit and closes the pipes;
+    kills the JVM if it is still running. Returns the exit status."""
+    try:
+        proc.stdin.write(last_input)
+        proc.stdin.flush()
+        proc.wait(timeout)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(30)
+        for s in (proc.stdin, proc.stdout, proc.stderr):
+            s.close()
+    return proc.returncode

@@ -2,7 +2,6 @@
 import os
 import re
 import shutil
-import subprocess
 import unittest
 
 import hproftest as ht
@@ -60,18 +59,9 @@ def make_case(env):
                                  cwd=self.dir)
             try:
                 ht.wait_for_line(proc.stdout, "READY")
-                j = subprocess.run([env.jcmd, str(proc.pid), "JVMTI.data_dump"],
-                                   capture_output=True, text=True, timeout=60)
-                self.assertEqual(j.returncode, 0, j.stdout + j.stderr)
-                ht.wait_for_line(proc.stderr, r"done\.")
-                proc.stdin.write("x\n")
-                proc.stdin.flush()
-                proc.wait(60)
+                ht.request_dump(env, proc)
             finally:
-                if proc.poll() is None:
-                    proc.kill()
-                for s in (proc.stdin, proc.stdout, proc.stderr):
-                    s.close()
+                ht.finish(proc, "x\n", timeout=60)
             prof = ht.read_ascii(os.path.join(self.dir, "out.txt"))
             (_, body), = prof.sections_named("MONITOR DUMP")
             holder, blocked, notified = (self.serial(prof, n)
