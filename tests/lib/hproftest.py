@@ -312,11 +312,15 @@ def read_binary(path):
         return BinaryProfile(f.read())
 
 
+def send_sigquit(proc):
+    os.kill(proc.pid, signal.SIGQUIT)
+
+
 def request_dump(env, proc, how="jcmd"):
     """Asks a running JVM for a dump, by SIGQUIT or `jcmd JVMTI.data_dump`,
     and waits for the agent's verbose "... done." line."""
     if how == "sigquit":
-        os.kill(proc.pid, signal.SIGQUIT)
+        send_sigquit(proc)
     else:
         j = subprocess.run([env.jcmd, str(proc.pid), "JVMTI.data_dump"],
                            capture_output=True, text=True, timeout=60)
