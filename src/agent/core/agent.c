@@ -36,7 +36,7 @@ JNIEnv *hp_jni(void)
 #define FOR_MODES(m) /* NOLINT(bugprone-macro-parentheses) */                                      \
     for (const struct hp_mode *const *m = hp_active_modes(); *m; m++)
 
-static void set_events(jvmtiEventMode mode, const jvmtiEvent *events, size_t n)
+void hp_set_events(jvmtiEventMode mode, const jvmtiEvent *events, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         hp_jvmti_ok(hp.jvmti,
@@ -116,9 +116,9 @@ static void record_running_threads(jvmtiEnv *jvmti, JNIEnv *jni, jthread current
 static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 {
     atomic_store(&hp.live, true);
-    set_events(JVMTI_ENABLE, live_events, sizeof live_events / sizeof live_events[0]);
+    hp_set_events(JVMTI_ENABLE, live_events, sizeof live_events / sizeof live_events[0]);
     const jvmtiEvent prepare = JVMTI_EVENT_CLASS_PREPARE;
-    if (class_prepare_wanted()) set_events(JVMTI_ENABLE, &prepare, 1);
+    if (class_prepare_wanted()) hp_set_events(JVMTI_ENABLE, &prepare, 1);
     record_running_threads(jvmti, jni, thread);
     if (hp_output_binary()) hp_class_resync(jvmti, jni);
     FOR_MODES(m)
@@ -131,9 +131,9 @@ static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
     /* Late events and dump requests see !live and return at once; nothing
      * waits for them, so exit cannot deadlock on a busy thread. */
     atomic_store(&hp.live, false);
-    set_events(JVMTI_DISABLE, live_events, sizeof live_events / sizeof live_events[0]);
+    hp_set_events(JVMTI_DISABLE, live_events, sizeof live_events / sizeof live_events[0]);
     const jvmtiEvent prepare = JVMTI_EVENT_CLASS_PREPARE;
-    if (class_prepare_wanted()) set_events(JVMTI_DISABLE, &prepare, 1);
+    if (class_prepare_wanted()) hp_set_events(JVMTI_DISABLE, &prepare, 1);
     FOR_MODES(m)
     if ((*m)->vm_death) (*m)->vm_death(jvmti, jni);
     if (hp.opt.doe) hp_dump_all(jvmti, jni);
@@ -242,7 +242,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
     hp_out_flush();
 
     const jvmtiEvent start_events[] = {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH};
-    set_events(JVMTI_ENABLE, start_events, 2);
+    hp_set_events(JVMTI_ENABLE, start_events, 2);
     return JNI_OK;
 }
 

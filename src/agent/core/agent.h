@@ -7,6 +7,7 @@
 #include <jvmti.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct hp_agent {
@@ -28,6 +29,9 @@ uint64_t hp_wall_ms(void);
 uint64_t hp_mono_ns(void);
 /* The date as C ctime() prints it, ending in '\n'. */
 void hp_ctime(char buf[32]);
+
+/* Turns events on or off globally, reporting any that fail. */
+void hp_set_events(jvmtiEventMode mode, const jvmtiEvent *events, size_t n);
 
 /* Returns the JNIEnv of the calling thread, or NULL if it is not attached. */
 JNIEnv *hp_jni(void);

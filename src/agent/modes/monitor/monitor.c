@@ -119,10 +119,9 @@ static bool on_load(struct hp_setup *s)
 
 static void vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
 {
+    (void)jvmti;
     (void)jni;
-    for (size_t i = 0; i < sizeof events / sizeof events[0]; i++)
-        hp_jvmti_ok(jvmti, (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, events[i], NULL),
-                    "SetEventNotificationMode(monitor)");
+    hp_set_events(JVMTI_ENABLE, events, sizeof events / sizeof events[0]);
 }
 
 static int by_time(const void *a, const void *b)
@@ -177,9 +176,9 @@ static void reset(void)
 
 static void vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
 {
+    (void)jvmti;
     (void)jni;
-    for (size_t i = 0; i < sizeof events / sizeof events[0]; i++)
-        (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, events[i], NULL);
+    hp_set_events(JVMTI_DISABLE, events, sizeof events / sizeof events[0]);
 }
 
 const struct hp_mode hp_mode_monitor = {
