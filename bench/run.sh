@@ -3,6 +3,7 @@
 # N repetitions rep-major, and writes ratio tables (see README.md).
 # Usage: bench/run.sh [--quick] [--jdk 17|25|all] [--modes a,b] [--programs a,b] [--reps N]
 #                     [--scale S] [--max-ratio R]
+# HPROF_AGENT=<path to libhprof.so> measures that build instead of build/libhprof.so.
 set -euo pipefail
 cd "$(dirname "$0")"
 bench=$PWD
@@ -35,7 +36,8 @@ declare -A home=([17]=${JDK17_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
                  [25]=${JDK25_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64})
 
 ./deps.sh
-if [ ! -f ../build/libhprof.so ]; then
+built=${HPROF_AGENT:-../build/libhprof.so}
+if [ ! -f "$built" ]; then
     echo "bench: building the agent"
     (cd .. && cmake -S . -B build >/dev/null && cmake --build build -j2 >/dev/null) ||
         echo "bench: agent build failed; agent modes will show n/a"
@@ -47,7 +49,7 @@ for f in "${jdks[@]}"; do ./prepare.sh "$scale" "$f" "${home[$f]}"; done
 raw=results/raw/$(date -u +%Y%m%dT%H%M%SZ)
 mkdir -p "$raw"
 # A snapshot of the agent: others may rebuild build/libhprof.so while this run goes on.
-[ ! -f ../build/libhprof.so ] || cp -p ../build/libhprof.so "$raw/libhprof.so"
+[ ! -f "$built" ] || cp -p "$built" "$raw/libhprof.so"
 agent=$bench/$raw/libhprof.so
 IFS=, read -ra selected <<<"$programs"
 matrix=() heapdump=0 warmup=()

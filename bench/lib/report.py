@@ -52,20 +52,22 @@ def last_line(text):
 
 def ratios(summary):
     """Adds ratio and RSS delta to every mode cell that has a baseline, and a lower bound
-    (ratio_gt) to stopped ones. Returns {(jdk, mode): (geomean, is_lower_bound)}; stopped
-    programs enter the geometric mean with their lower bound."""
+    (ratio_gt) to stopped ones. Returns {(jdk, mode, kind): (geomean, is_lower_bound)} with kind
+    "program" (the real programs: what the issues' goals are about) or "micro"; stopped programs
+    enter the geometric mean with their lower bound."""
     geo = {}
     for (jdk, program, mode), c in summary.items():
         base = summary.get((jdk, program, "baseline"))
         if mode == "baseline" or not base or "na" in base:
             continue
+        key = (jdk, mode, c["kind"])
         if "stopped_s" in c:
             c["ratio_gt"] = c["stopped_s"] / base["wall_s"]
-            geo.setdefault((jdk, mode), []).append((c["ratio_gt"], True))
+            geo.setdefault(key, []).append((c["ratio_gt"], True))
         elif "na" not in c:
             c["ratio"] = c["wall_s"] / base["wall_s"]
             c["rss_delta_mb"] = c["maxrss_mb"] - base["maxrss_mb"]
-            geo.setdefault((jdk, mode), []).append((c["ratio"], False))
+            geo.setdefault(key, []).append((c["ratio"], False))
     return {k: (math.exp(sum(math.log(r) for r, _ in v) / len(v)), any(b for _, b in v)) for k, v in geo.items()}
 
 
@@ -77,20 +79,23 @@ def geo_text(geo):
 def mode_tables(summary, geo, modes, programs):
     lines = []
     jdks = sorted({k[0] for k in summary}, key=int)
+    kinds = ("program", "micro")
     lines += ["## Geometric mean of wall-time ratios (mode / no agent)", "",
-              "| mode | " + " | ".join(f"JDK {j}" for j in jdks) + " |",
-              "|---|" + "---|" * len(jdks)]
+              "Real programs and micro-benchmarks are averaged apart: the goals are about the real programs.", "",
+              "| mode | " + " | ".join(f"JDK {j} {k}s" for j in jdks for k in kinds) + " |",
+              "|---|" + "---|" * (len(jdks) * len(kinds))]
     for mode in modes[1:]:
         row = []
         for j in jdks:
-            if (j, mode) in geo:
-                ran = [c for (jj, _, m), c in summary.items() if jj == j and m == mode]
-                counted = sum(1 for c in ran if "ratio" in c or "ratio_gt" in c)
-                row.append(geo_text(geo[(j, mode)]) + (
-                    f" (over {counted} of {len(ran)} programs; see the table)" if counted < len(ran) else ""))
-            else:
-                na = {c["na"] for (jj, _, m), c in summary.items() if jj == j and m == mode and "na" in c}
-                row.append(f"n/a ({'; '.join(sorted(na))})" if na else "not run")
+            for k in kinds:
+                ran = [c for (jj, _, m), c in summary.items() if jj == j and m == mode and c["kind"] == k]
+                if (j, mode, k) in geo:
+                    counted = sum(1 for c in ran if "ratio" in c or "ratio_gt" in c)
+                    row.append(geo_text(geo[(j, mode, k)]) + (
+                        f" (over {counted} of {len(ran)}; see the table)" if counted < len(ran) else ""))
+                else:
+                    na = {c["na"] for c in ran if "na" in c}
+                    row.append(f"n/a ({'; '.join(sorted(na))})" if na else "not run")
         lines.append(f"| {mode} | " + " | ".join(row) + " |")
     for j in jdks:
         lines += ["", f"## JDK {j}: baseline (no agent)", "",
@@ -118,8 +123,9 @@ def mode_tables(summary, geo, modes, programs):
                                  f"(stopped) | | | |")
                 else:
                     lines.append(f"| {p} | | | n/a ({c.get('na', 'no baseline')}) | | | |")
-            if (j, mode) in geo:
-                lines.append(f"| **geometric mean** | | | **{geo_text(geo[(j, mode)])}** | | | |")
+            for k in kinds:
+                if (j, mode, k) in geo:
+                    lines.append(f"| **geometric mean, {k}s** | | | **{geo_text(geo[(j, mode, k)])}** | | | |")
     return lines
 
 
@@ -194,7 +200,7 @@ def main():
     lines += hd_lines
     with open(os.path.join(raw, "report.md"), "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
-    data = {"meta": meta, "geomean": {f"{j}/{m}": {"value": v, "lower_bound": b} for (j, m), (v, b) in geo.items()},
+    data = {"meta": meta, "geomean": {f"{j}/{m}/{k}": {"value": v, "lower_bound": b} for (j, m, k), (v, b) in geo.items()},
             "cells": [{"jdk": j, "program": p, "mode": m, **c} for (j, p, m), c in summary.items()],
             "heapdump": hd}
     with open(os.path.join(raw, "report.json"), "w", encoding="utf-8") as f:
