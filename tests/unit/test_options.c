@@ -43,6 +43,9 @@ static void test_defaults(void **state)
     assert_true(o.heap_dump && o.heap_sites);
     o = parse_ok("depth=6,thread=y");
     assert_true(o.heap_dump && o.heap_sites);
+    assert_false(o.coredump || o.errorexit || o.pause || o.debug);
+    o = parse_ok("coredump=y,errorexit=y,pause=y,debug=y");
+    assert_true(o.coredump && o.errorexit && o.pause && o.debug);
 }
 
 static void test_modes(void **state)

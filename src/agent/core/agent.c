@@ -15,6 +15,7 @@
 #include "dump.h"
 #include "error.h"
 #include "mode.h"
+#include "pause.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -198,6 +199,8 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
     if (hp.opt.help) /* "help" that came from _JAVA_HPROF_OPTIONS alone */
         hp_fatal(HP_EXIT_USAGE, "hprof option error: Unknown option: help (%s)", hp.options_text);
     hp_set_verbose(hp.opt.verbose);
+    hp_set_error_policy(hp.opt.errorexit, hp.opt.coredump || hp.opt.debug);
+    if (hp.opt.pause) hp_pause(10000, 600000);
     if (hp.opt.msa) fputs("HPROF: msa=y has no effect on this platform\n", stderr);
 
     hp.vm = vm;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 static bool verbose_on = true;
+static bool error_exits, fatal_aborts;
 
 void hp_set_verbose(bool on)
 {
@@ -20,12 +21,35 @@ static void vreport(const char *fmt, va_list ap)
     fflush(stderr);
 }
 
+void hp_set_error_policy(bool errorexit, bool coredump)
+{
+    error_exits = errorexit;
+    fatal_aborts = coredump;
+}
+
+static _Noreturn void terminate(int code)
+{
+    if (code == HP_EXIT_FATAL) {
+        if (fatal_aborts) {
+            fputs("HPROF DUMPING CORE\n", stderr);
+            fflush(stdout);
+            fflush(stderr);
+            abort();
+        }
+        fputs("HPROF TERMINATED PROCESS\n", stderr);
+    }
+    fflush(stdout);
+    fflush(stderr);
+    exit(code);
+}
+
 void hp_error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     vreport(fmt, ap);
     va_end(ap);
+    if (error_exits) terminate(HP_EXIT_FATAL);
 }
 
 void hp_fatal(int code, const char *fmt, ...)
@@ -34,10 +58,7 @@ void hp_fatal(int code, const char *fmt, ...)
     va_start(ap, fmt);
     vreport(fmt, ap);
     va_end(ap);
-    if (code == HP_EXIT_FATAL) fputs("HPROF TERMINATED PROCESS\n", stderr);
-    fflush(stdout);
-    fflush(stderr);
-    exit(code);
+    terminate(code);
 }
 
 void hp_verbose(const char *fmt, ...)

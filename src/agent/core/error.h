@@ -8,8 +8,12 @@
 /* Exit codes, as the JDK 8 agent used them. */
 enum { HP_EXIT_USAGE = 1, HP_EXIT_FATAL = 9 };
 
+/* errorexit=y makes every error fatal (exit 9); coredump=y (or debug=y)
+ * makes fatal errors abort() for a core file instead of exiting. */
+void hp_set_error_policy(bool errorexit, bool coredump);
 void hp_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Prints the error and "HPROF TERMINATED PROCESS", then exits. */
+/* Prints the error and "HPROF TERMINATED PROCESS", then exits (code 9:
+ * "HPROF DUMPING CORE" and abort() under coredump=y). */
 _Noreturn void hp_fatal(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Progress and notes on stderr, shown only with verbose=y. */
 void hp_verbose(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -199,9 +199,9 @@ struct flag_option {
 #n, offsetof(struct hp_options, n)                                                         \
     }
 static const struct flag_option yn_options[] = {
-    FLAG(lineno),    FLAG(thread),     FLAG(doe),        FLAG(msa),     FLAG(force),
-    FLAG(verbose),   FLAG(primfields), FLAG(primarrays), FLAG(monitor), {"gc_okay", 0},
-    {"coredump", 0}, {"errorexit", 0}, {"pause", 0},     {"debug", 0},
+    FLAG(lineno),   FLAG(thread),     FLAG(doe),        FLAG(msa),     FLAG(force),
+    FLAG(verbose),  FLAG(primfields), FLAG(primarrays), FLAG(monitor), {"gc_okay", 0},
+    FLAG(coredump), FLAG(errorexit),  FLAG(pause),      FLAG(debug),
 };
 #undef FLAG
 

@@ -26,6 +26,7 @@ struct hp_options {
     double cutoff;
     bool lineno, thread, doe, msa, force, verbose;
     bool primfields, primarrays;
+    bool coredump, errorexit, pause, debug; /* see core/error.h and core/pause.h */
     long logflags, debugflags;
     uint64_t alloc_interval; /* heap=sites sampling interval in bytes, 0 = exact */
 };
