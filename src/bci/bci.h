@@ -52,6 +52,10 @@ struct bci_hooks {
     const char *new_obj_name, *new_obj_desc;         /* (I)V */
     const char *new_array_name, *new_array_desc;     /* (Ljava/lang/Object;I)V */
     const char *object_init_name, *object_init_desc; /* (Ljava/lang/Object;)V */
+    /* Classes owning the entry/exit hooks and the allocation hooks (new_obj,
+     * new_array, object_init), when not tracker_class (NULL); never rewritten
+     * either. */
+    const char *method_class, *alloc_class;
 
     int class_number; /* first constant argument of entry/exit */
     /* Number for a method with code, in class-file order; BCI_SKIP leaves the

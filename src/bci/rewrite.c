@@ -13,7 +13,10 @@ uint32_t rw_hook_ref(rw_ctx *x, int k)
                                   h->object_init_name};
     const char *desc[HK_COUNT] = {h->entry_desc, h->exit_desc, h->new_obj_desc, h->new_array_desc,
                                   h->object_init_desc};
-    if (!x->mref[k]) x->mref[k] = cp_add_methodref(&x->cf.cp, h->tracker_class, name[k], desc[k]);
+    const char *owner = k <= HK_EXIT ? h->method_class : h->alloc_class;
+    if (!x->mref[k])
+        x->mref[k] =
+            cp_add_methodref(&x->cf.cp, owner ? owner : h->tracker_class, name[k], desc[k]);
     return x->mref[k];
 }
 
@@ -81,6 +84,11 @@ static const char *rewrite_methods(rw_ctx *x, char *where, size_t where_len)
     return NULL;
 }
 
+static int is_named(const uint8_t *name, uint16_t n, const char *cls)
+{
+    return name && cls && strlen(cls) == n && !memcmp(name, cls, n);
+}
+
 static int run(const uint8_t *cls, size_t len, const struct bci_hooks *h, int force,
                struct bci_result *res)
 {
@@ -94,7 +102,8 @@ static int run(const uint8_t *cls, size_t len, const struct bci_hooks *h, int fo
     }
     uint16_t n;
     const uint8_t *name = cp_class_name(&x.cf.cp, x.cf.this_class, &n);
-    if (!force && name && strlen(h->tracker_class) == n && !memcmp(name, h->tracker_class, n)) {
+    if (!force && (is_named(name, n, h->tracker_class) || is_named(name, n, h->method_class) ||
+                   is_named(name, n, h->alloc_class))) {
         cf_free(&x.cf);
         return skip(res, "tracker class", NULL);
     }

@@ -649,6 +649,49 @@ static void test_bad_hooks_and_tracker(void **state)
     h.tracker_class = "C";
     assert_int_equal(bci_rewrite(cls, len, &h, &r), 0);
     assert_string_equal(r.reason, "tracker class");
+    h = all_hooks;
+    h.alloc_class = "C";
+    assert_int_equal(bci_rewrite(cls, len, &h, &r), 0);
+    assert_string_equal(r.reason, "tracker class");
+    free(cls);
+}
+
+/* Entry/exit and allocation hooks may target two classes. */
+static void test_hook_classes(void **state)
+{
+    (void)state;
+    classgen *g = cg_new(52, "C", NULL);
+    uint16_t k = cg_class(g, "C");
+    uint8_t code[] = {0xbb, (uint8_t)(k >> 8), (uint8_t)k, 0x57, 0xb1}; /* new C; pop; return */
+    cg_add_method(g, &(cg_method){.access = 9,
+                                  .name = "m",
+                                  .desc = "()V",
+                                  .max_stack = 1,
+                                  .code = code,
+                                  .code_len = sizeof code});
+    size_t len;
+    uint8_t *cls = cg_finish(g, &len);
+    struct bci_hooks h = all_hooks;
+    h.method_class = "M";
+    h.alloc_class = "A";
+    struct bci_result r;
+    assert_int_equal(rewrite(cls, len, &h, &r), 1);
+    classfile cf;
+    assert_null(cf_parse(&cf, r.data, r.len));
+    int owners = 0;
+    for (uint16_t i = 1; i < cf.cp.n; i++) {
+        const cp_ent *e = cp_get(&cf.cp, i, CP_METHODREF);
+        const cp_ent *nt = e ? cp_get(&cf.cp, e->b, CP_NAMEANDTYPE) : NULL;
+        if (!nt) continue;
+        uint16_t n;
+        const uint8_t *owner = cp_class_name(&cf.cp, e->a, &n);
+        if (cp_utf8_eq(&cf.cp, nt->a, "en") || cp_utf8_eq(&cf.cp, nt->a, "ex"))
+            owners += n == 1 && owner[0] == 'M';
+        if (cp_utf8_eq(&cf.cp, nt->a, "nw")) owners += 10 * (n == 1 && owner[0] == 'A');
+    }
+    assert_int_equal(owners, 12);
+    cf_free(&cf);
+    bci_free(&r);
     free(cls);
 }
 
@@ -695,6 +738,7 @@ int main(void)
         cmocka_unit_test(test_type_annotation_offsets),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_bad_hooks_and_tracker),
+        cmocka_unit_test(test_hook_classes),
         cmocka_unit_test(test_malformed_inputs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
