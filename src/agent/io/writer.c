@@ -128,3 +128,29 @@ uint64_t hp_out_offset(void)
     pthread_mutex_unlock(&out.lock);
     return off;
 }
+
+static bool seekable_locked(uint64_t offset)
+{
+    if (out.fd < 0 || out.is_socket || out.failed || offset > out.offset) return false;
+    flush_locked();
+    return !out.failed;
+}
+
+bool hp_out_patch(uint64_t offset, const void *p, size_t n)
+{
+    pthread_mutex_lock(&out.lock);
+    bool ok = seekable_locked(offset) && n <= out.offset - offset &&
+              pwrite(out.fd, p, n, (off_t)offset) == (ssize_t)n;
+    pthread_mutex_unlock(&out.lock);
+    return ok;
+}
+
+bool hp_out_truncate(uint64_t offset)
+{
+    pthread_mutex_lock(&out.lock);
+    bool ok = seekable_locked(offset) && ftruncate(out.fd, (off_t)offset) == 0 &&
+              lseek(out.fd, (off_t)offset, SEEK_SET) == (off_t)offset;
+    if (ok) out.offset = offset;
+    pthread_mutex_unlock(&out.lock);
+    return ok;
+}

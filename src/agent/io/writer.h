@@ -25,5 +25,10 @@ void hp_out_flush(void);
 void hp_out_close(void);
 /* Bytes accepted so far (buffered or written). */
 uint64_t hp_out_offset(void);
+/* File output only (false for a socket, a failed or closed output): after a
+ * flush, overwrites n bytes at `offset` (< hp_out_offset()), or drops
+ * everything from `offset` on. For heap dumps spliced from the JVM's own. */
+bool hp_out_patch(uint64_t offset, const void *p, size_t n);
+bool hp_out_truncate(uint64_t offset);
 
 #endif
