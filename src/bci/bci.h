@@ -42,6 +42,9 @@ struct bci_site {
     /* JVM type signature of the allocated object, e.g. "Ljava/lang/String;"
      * or "[[I" (for multianewarray: the outermost array). */
     const char *type;
+    /* Line of bci in the original LineNumberTable(s); 0 if none covers it.
+     * (The rewritten class's table maps the rewritten offsets.) */
+    int32_t line;
 };
 
 struct bci_hooks {

@@ -187,6 +187,31 @@ static char *alloc_type(const mctx *m, const insn_t *i)
     return s;
 }
 
+/* The line of original offset pc: the entry with the greatest start <= pc
+ * over every LineNumberTable of the method; 0 if none. */
+static int32_t line_of(const mctx *m, uint32_t pc)
+{
+    rd_t r;
+    rd_init(&r, m->attrs, m->attrs_len);
+    int64_t best = -1;
+    int32_t line = 0;
+    for (uint16_t k = 0; k < m->nattrs && !r.err; k++) {
+        uint32_t name = rd_u2(&r), len = rd_u4(&r);
+        const uint8_t *d = rd_bytes(&r, len);
+        if (!d || !cp_utf8_eq(&m->x->cf.cp, name, "LineNumberTable") || len < 2 ||
+            (size_t)be_u2(d) * 4 != len - 2)
+            continue;
+        for (uint32_t e = 0, n = be_u2(d); e < n; e++) {
+            uint32_t start = be_u2(d + 2 + e * 4);
+            if (start <= pc && (int64_t)start > best) {
+                best = start;
+                line = be_u2(d + 4 + e * 4);
+            }
+        }
+    }
+    return line;
+}
+
 /* Asks the caller for a site number; BCI_SKIP or failure: no injection. */
 static int site_number(mctx *m, const insn_t *i, int *site)
 {
@@ -198,6 +223,7 @@ static int site_number(mctx *m, const insn_t *i, int *site)
         return 0;
     }
     s.type = type;
+    s.line = line_of(m, i->pc);
     *site = h->site_number ? h->site_number(h->ctx, &s) : (int)i->pc;
     free(type);
     return *site >= 0;

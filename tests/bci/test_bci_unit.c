@@ -230,6 +230,7 @@ struct site_log {
     uint32_t bci[8];
     uint8_t op[8];
     char type[8][32];
+    int32_t line[8];
 };
 
 static int log_site(void *ctx, const struct bci_site *s)
@@ -237,6 +238,7 @@ static int log_site(void *ctx, const struct bci_site *s)
     struct site_log *l = ctx;
     l->bci[l->n] = s->bci;
     l->op[l->n] = s->opcode;
+    l->line[l->n] = s->line;
     strncpy(l->type[l->n], s->type, sizeof l->type[0] - 1);
     return 1000 + l->n++;
 }
@@ -255,12 +257,17 @@ static void test_allocation_sites(void **state)
         0x04, 0xbd,     str >> 8,  str & 255,  0x57, /* 12: iconst_1; anewarray String; pop */
         0x04, 0x04,     0xc5,      arr >> 8,   arr & 255, 2, 0x57, /* 17: multianewarray [[I 2 */
         0xb1};
+    /* lines: 0 -> 10, 8 -> 11, 17 -> 12 (listed out of order) */
+    uint8_t lnt[] = {0, 3, 0, 17, 0, 12, 0, 0, 0, 10, 0, 8, 0, 11};
     cg_method m = {.access = 9,
                    .name = "m",
                    .desc = "()V",
                    .max_stack = 2,
                    .code = code,
-                   .code_len = sizeof code};
+                   .code_len = sizeof code,
+                   .attr_name = "LineNumberTable",
+                   .attr = lnt,
+                   .attr_len = sizeof lnt};
     cg_add_method(g, &m);
     size_t len;
     uint8_t *cls = cg_finish(g, &len);
@@ -278,6 +285,7 @@ static void test_allocation_sites(void **state)
     assert_string_equal(log.type[1], "[I");
     assert_string_equal(log.type[2], "[Ljava/lang/String;");
     assert_string_equal(log.type[3], "[[I");
+    assert_memory_equal(log.line, ((int32_t[]){10, 11, 11, 12}), 16);
     code_t c;
     get_code(r.data, r.len, 0, &c);
     /* entry (6 bytes: bipush 7, iconst_0, invokestatic), then site 1000 before new */
