@@ -17,11 +17,29 @@ static struct hp_instr_client clients[MAX_CLIENTS];
 static int n_clients;
 static struct bci_hooks hooks; /* the union of the clients' injections */
 static jclass tracker;
-static bool debug; /* HPROF_DEBUG_BCI set: log every class left unchanged */
+static jclass client_class[MAX_CLIENTS]; /* clients[i].class_name, once defined */
+static bool debug;                       /* HPROF_DEBUG_BCI set: log every class left unchanged */
 
 jclass hp_instr_tracker(void)
 {
     return tracker;
+}
+
+jclass hp_instr_class(const char *class_name)
+{
+    for (int i = 0; i < n_clients; i++)
+        if (clients[i].class_name && strcmp(clients[i].class_name, class_name) == 0)
+            return client_class[i];
+    return NULL;
+}
+
+/* The tracker or a client's class: never rewritten. */
+static bool is_hook_class(const char *name)
+{
+    if (strcmp(name, HP_TRACKER_CLASS) == 0) return true;
+    for (int i = 0; i < n_clients; i++)
+        if (clients[i].class_name && strcmp(clients[i].class_name, name) == 0) return true;
+    return false;
 }
 
 bool hp_instr_engage(JNIEnv *jni)
@@ -100,7 +118,7 @@ static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass rede
         if (bci_class_name(data, (size_t)len, buf, sizeof buf) < 0) return;
         name = buf;
     }
-    if (strcmp(name, HP_TRACKER_CLASS) == 0) return;
+    if (is_hook_class(name)) return;
     struct numbering nb = {.is_object = strcmp(name, "java/lang/Object") == 0};
     hp_intrinsics_scan(data, (size_t)len, &nb.intrinsics);
     nb.cnum = hp_num_class(jni, name, loader);
@@ -134,19 +152,28 @@ static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass rede
     free(nb.mnums);
 }
 
+static jclass define(JNIEnv *jni, const char *name, const unsigned char *bytes, size_t len)
+{
+    jclass k = (*jni)->DefineClass(jni, name, NULL, (const jbyte *)bytes, (jsize)len);
+    if (k == NULL) {
+        (*jni)->ExceptionDescribe(jni);
+        /* Classes rewritten so far call the class: the VM cannot go on. */
+        hp_fatal(HP_EXIT_FATAL, "cannot define %s", name);
+    }
+    jclass g = (*jni)->NewGlobalRef(jni, k);
+    if (g == NULL) hp_fatal(HP_EXIT_FATAL, "out of memory defining %s", name);
+    return g;
+}
+
 /* Early VMStart: JNI works, no Java code has run yet. */
 static void JNICALL on_vm_start(jvmtiEnv *jvmti, JNIEnv *jni)
 {
     (void)jvmti;
-    jclass k = (*jni)->DefineClass(jni, HP_TRACKER_CLASS, NULL, (const jbyte *)hp_tracker_class,
-                                   (jsize)hp_tracker_class_len);
-    if (k == NULL) {
-        (*jni)->ExceptionDescribe(jni);
-        /* Classes rewritten so far call the tracker: the VM cannot go on. */
-        hp_fatal(HP_EXIT_FATAL, "cannot define %s", HP_TRACKER_CLASS);
-    }
-    tracker = (*jni)->NewGlobalRef(jni, k);
-    if (tracker == NULL) hp_fatal(HP_EXIT_FATAL, "out of memory defining %s", HP_TRACKER_CLASS);
+    tracker = define(jni, HP_TRACKER_CLASS, hp_tracker_class, hp_tracker_class_len);
+    for (int i = 0; i < n_clients; i++)
+        if (clients[i].class_name)
+            client_class[i] =
+                define(jni, clients[i].class_name, clients[i].class_bytes, clients[i].class_len);
 }
 
 /* Adds one kind of injection; two clients cannot share one. */
@@ -201,6 +228,8 @@ bool hp_instr_add(struct hp_setup *s, const struct hp_instr_client *c)
         hp_error("two modes claim the same bytecode injection");
         return false;
     }
+    if (c->entry_name || c->exit_name) h->method_class = c->class_name;
+    if (c->new_obj_name || c->new_array_name || c->object_init_name) h->alloc_class = c->class_name;
     clients[n_clients++] = *c;
     return true;
 }

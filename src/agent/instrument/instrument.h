@@ -42,6 +42,11 @@ struct hp_instr_client {
     /* Allocation site numbers (NULL: BCI_SKIP) of class cnum. */
     int (*site_number)(void *ctx, const struct bci_site *site, uint32_t cnum);
     void *ctx;
+    /* The class the client's hooks call when not HprofTracker (NULL): a
+     * class file (internal name, bytes) defined like HprofTracker. */
+    const char *class_name;
+    const unsigned char *class_bytes;
+    size_t class_len;
 };
 /* Natives of HprofTracker are exported JNI functions of the agent library
  * (Java_java_lang_HprofTracker_<name>): the VM looks them up there. Binding
@@ -55,6 +60,8 @@ bool hp_instr_add(struct hp_setup *s, const struct hp_instr_client *c);
 
 /* The tracker class (a global ref), NULL until defined or if that failed. */
 jclass hp_instr_tracker(void);
+/* A client's own class (a global ref), NULL until defined. */
+jclass hp_instr_class(const char *class_name);
 /* From VM init on (live phase): lets the injected calls record. Idempotent;
  * false if the tracker is missing. */
 bool hp_instr_engage(JNIEnv *jni);
