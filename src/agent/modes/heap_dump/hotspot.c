@@ -1,0 +1,175 @@
+#include "hotspot.h"
+
+#include "../../core/agent.h"
+#include "../../core/error.h"
+#include "splice.h"
+
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static struct {
+    jobject bean; /* global reference to the HotSpotDiagnosticMXBean */
+    jmethodID dump_heap;
+    bool unusable; /* reported once; later dumps walk the heap */
+    unsigned files;
+} hs;
+
+/* The pending exception as its toString(), cleared. */
+static void take_exception(JNIEnv *jni, char *out, size_t n)
+{
+    jthrowable t = (*jni)->ExceptionOccurred(jni);
+    (*jni)->ExceptionClear(jni);
+    snprintf(out, n, "an exception");
+    if (t == NULL) return;
+    jclass object = (*jni)->FindClass(jni, "java/lang/Object");
+    jmethodID to_string =
+        object ? (*jni)->GetMethodID(jni, object, "toString", "()Ljava/lang/String;") : NULL;
+    jstring s = to_string ? (*jni)->CallObjectMethod(jni, t, to_string) : NULL;
+    if ((*jni)->ExceptionCheck(jni)) (*jni)->ExceptionClear(jni);
+    const char *chars = s ? (*jni)->GetStringUTFChars(jni, s, NULL) : NULL;
+    if (chars) {
+        snprintf(out, n, "%s", chars);
+        (*jni)->ReleaseStringUTFChars(jni, s, chars);
+    }
+    if (s) (*jni)->DeleteLocalRef(jni, s);
+    if (object) (*jni)->DeleteLocalRef(jni, object);
+    (*jni)->DeleteLocalRef(jni, t);
+}
+
+/* ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class). */
+static bool find_bean(JNIEnv *jni, char *why, size_t n)
+{
+    jclass factory = (*jni)->FindClass(jni, "java/lang/management/ManagementFactory");
+    jclass iface =
+        factory ? (*jni)->FindClass(jni, "com/sun/management/HotSpotDiagnosticMXBean") : NULL;
+    jmethodID get = iface ? (*jni)->GetStaticMethodID(
+                                jni, factory, "getPlatformMXBean",
+                                "(Ljava/lang/Class;)Ljava/lang/management/PlatformManagedObject;")
+                          : NULL;
+    jobject bean = get ? (*jni)->CallStaticObjectMethod(jni, factory, get, iface) : NULL;
+    jmethodID dump =
+        bean ? (*jni)->GetMethodID(jni, iface, "dumpHeap", "(Ljava/lang/String;Z)V") : NULL;
+    bool ok = false;
+    if ((*jni)->ExceptionCheck(jni))
+        take_exception(jni, why, n);
+    else if (dump == NULL)
+        snprintf(why, n, "no HotSpotDiagnosticMXBean");
+    else if ((hs.bean = (*jni)->NewGlobalRef(jni, bean)) == NULL)
+        snprintf(why, n, "out of memory");
+    else
+        ok = true;
+    hs.dump_heap = dump;
+    if (bean) (*jni)->DeleteLocalRef(jni, bean);
+    if (iface) (*jni)->DeleteLocalRef(jni, iface);
+    if (factory) (*jni)->DeleteLocalRef(jni, factory);
+    return ok;
+}
+
+/* Next to a file output (same file system, so no second disk is needed),
+ * else in $TMPDIR. HotSpot wants the .hprof suffix and a new file. */
+static void temp_path(char *out, size_t n)
+{
+    const char *dir = getenv("TMPDIR");
+    int len = dir && *dir ? (int)strlen(dir) : 4;
+    if (!dir || !*dir) dir = "/tmp";
+    if (!hp.opt.net_host && hp.output_name) {
+        const char *slash = strrchr(hp.output_name, '/');
+        dir = slash ? hp.output_name : ".";
+        len = slash ? (slash == hp.output_name ? 1 : (int)(slash - hp.output_name)) : 1;
+    }
+    snprintf(out, n, "%.*s/.hprof-dump-%ld-%u.hprof", len, dir, (long)getpid(), ++hs.files);
+}
+
+struct job {
+    struct hd_splice sp;
+    const char *path;
+    enum hd_splice_result res;
+};
+
+/* Waits for HotSpot to create the file, then copies it. Not a Java thread:
+ * it holds the output lock while HotSpot writes, and nothing HotSpot does in
+ * a dump waits for that lock (see README). */
+static void *splicer(void *arg)
+{
+    struct job *j = arg;
+    for (;;) {
+        int state = atomic_load(&j->sp.jvm);
+        j->sp.fd = open(j->path, O_RDONLY | O_CLOEXEC);
+        if (j->sp.fd >= 0) break;
+        if (state != HD_JVM_WRITING) {
+            snprintf(j->sp.error, sizeof j->sp.error, "the JVM wrote no dump file");
+            j->res = HD_SPLICE_NOTHING;
+            return NULL;
+        }
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    j->res = hd_splice_run(&j->sp);
+    close(j->sp.fd);
+    return NULL;
+}
+
+bool hd_hotspot_dump(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+    (void)jvmti;
+    char why[256] = "";
+    if (hs.unusable) return false;
+    if (hs.bean == NULL && !find_bean(jni, why, sizeof why)) {
+        hs.unusable = true;
+        hp_error("heap dump: the JVM's own heap dumper is not available (%s); walking the heap "
+                 "with JVM TI instead (slower)",
+                 why);
+        return false;
+    }
+    uint64_t start = hp_mono_ns();
+    char path[PATH_MAX];
+    temp_path(path, sizeof path);
+    (void)unlink(path);
+    jstring jpath = (*jni)->NewStringUTF(jni, path);
+    if (jpath == NULL) {
+        take_exception(jni, why, sizeof why);
+        hp_error("heap dump: %s; walking the heap with JVM TI instead", why);
+        return false;
+    }
+    struct job job = {.sp = {.fd = -1, .overlap = hp.opt.net_host == NULL}, .path = path};
+    atomic_init(&job.sp.jvm, HD_JVM_WRITING);
+    pthread_t thread;
+    if (pthread_create(&thread, NULL, splicer, &job) != 0) {
+        (*jni)->DeleteLocalRef(jni, jpath);
+        hp_error("heap dump: cannot start a thread; walking the heap with JVM TI instead");
+        return false;
+    }
+    /* No agent lock is held here: the call runs Java code, which may load
+     * classes and so post events that write records. */
+    (*jni)->CallVoidMethod(jni, hs.bean, hs.dump_heap, jpath, JNI_TRUE);
+    bool failed = (*jni)->ExceptionCheck(jni);
+    if (failed) take_exception(jni, why, sizeof why);
+    atomic_store(&job.sp.jvm, failed ? HD_JVM_FAILED : HD_JVM_DONE);
+    pthread_join(thread, NULL);
+    (void)unlink(path);
+    (*jni)->DeleteLocalRef(jni, jpath);
+    const char *what = failed ? why : job.sp.error;
+    if (job.res == HD_SPLICE_NOTHING) {
+        hp_error("heap dump: the JVM's own dumper failed (%s); walking the heap with JVM TI "
+                 "instead",
+                 what);
+        return false;
+    }
+    if (job.res == HD_SPLICE_BROKEN)
+        hp_error("heap dump: the JVM's own dumper failed (%s); this heap dump is incomplete", what);
+    else if (hp.opt.logflags)
+        fprintf(stderr,
+                "HPROF LOG: heap dump (the JVM's dumper): %" PRIu64 " objects, %" PRIu64
+                " bytes read, %" PRIu64 " written, %" PRIu64
+                " dangling references nulled; agent memory %zu KiB; %" PRIu64 " ms\n",
+                job.sp.objects, job.sp.in_bytes, job.sp.out_bytes, job.sp.nulled,
+                job.sp.memory >> 10, (hp_mono_ns() - start) / 1000000);
+    return true;
+}

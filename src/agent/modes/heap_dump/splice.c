@@ -1,0 +1,639 @@
+#include "splice.h"
+
+#include "../../io/writer.h"
+#include "../../output/binary/record.h"
+#include "../../tables/names.h"
+#include "map.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BUF_SIZE ((size_t)4 << 20)
+#define HEADER_SIZE 31 /* "JAVA PROFILE 1.0.2\0", ID size, time */
+/* The dumped-object bitmap: one bit per 8-byte-aligned address, allocated
+ * per MiB of addresses that holds objects. */
+#define BLOCK_SHIFT 20
+#define BLOCK_BYTES ((size_t)1 << (BLOCK_SHIFT - 6))
+/* HotSpot's dummy trace (no frames), cited by every object it dumps. */
+#define DUMMY_TRACE 1u
+
+/* Numbers given to the JVM's serials and frame IDs, above the agent's own
+ * (classes from 100000, threads 200000, traces 300000, frames 1...), and
+ * never reused in a run: each dump starts where the previous one ended. */
+static struct {
+    uint32_t class_base, thread_base, trace_base;
+    uint64_t frame_base;
+    bool dummy_written;
+} ids = {0x40000000u, 0x40000000u, 0x40000000u, (uint64_t)1 << 32, false};
+
+/* An object array that cited objects not dumped yet (file output). */
+struct fix {
+    uint64_t in, out; /* offsets of its first element */
+    uint32_t n;
+};
+
+struct sp {
+    struct hd_splice *pub;
+    uint8_t *buf;
+    size_t head, len, emitted; /* parsed up to head; written up to emitted */
+    uint64_t buf_off;          /* file offset of buf[0] */
+    uint64_t out_at_emitted;   /* output offset of buf[emitted] */
+    uint64_t seg_start;        /* output offset of the first segment; 0: none yet */
+    bool emit, scan, defer, locked;
+    struct hd_map blocks;
+    uint64_t cached_key;
+    uint8_t *cached;
+    size_t n_blocks;
+    struct hd_map utf8;  /* JVM's UTF8 ID -> ours */
+    struct hd_map texts; /* JVM's UTF8 ID -> offset in arena + 1 */
+    char *arena;
+    size_t arena_len, arena_cap;
+    struct fix *fixes;
+    size_t n_fixes, cap_fixes;
+    uint32_t max_class, max_thread, max_trace;
+    uint64_t max_frame;
+};
+
+static bool fail(struct sp *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool fail(struct sp *s, const char *fmt, ...)
+{
+    if (s->pub->error[0]) return false;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->pub->error, sizeof s->pub->error, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+static uint16_t be2(const uint8_t *p)
+{
+    return (uint16_t)(p[0] << 8 | p[1]);
+}
+static uint32_t be4(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+static uint64_t be8(const uint8_t *p)
+{
+    return (uint64_t)be4(p) << 32 | be4(p + 4);
+}
+static void put4(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+static void put8(uint8_t *p, uint64_t v)
+{
+    put4(p, (uint32_t)(v >> 32));
+    put4(p + 4, (uint32_t)v);
+}
+
+/* 0 for a type code that is not one. */
+static unsigned value_size(uint8_t type)
+{
+    int n = hp_basic_type_size(type, HP_ID_SIZE);
+    return n > 0 ? (unsigned)n : 0;
+}
+
+static uint32_t thread_of(struct sp *s, uint32_t t)
+{
+    if (t == 0) return 0;
+    if (t > s->max_thread) s->max_thread = t;
+    return ids.thread_base + t;
+}
+static uint32_t trace_of(struct sp *s, uint32_t t)
+{
+    if (t == 0 || t == DUMMY_TRACE) return t;
+    if (t > s->max_trace) s->max_trace = t;
+    return ids.trace_base + t;
+}
+static uint32_t class_of(struct sp *s, uint32_t c)
+{
+    if (c > s->max_class) s->max_class = c;
+    return ids.class_base + c;
+}
+static uint64_t frame_of(struct sp *s, uint64_t f)
+{
+    if (f > s->max_frame) s->max_frame = f;
+    return ids.frame_base + f;
+}
+static bool utf8_of(struct sp *s, uint64_t id, uint64_t *ours)
+{
+    *ours = 0;
+    return id == 0 || hd_map_get(&s->utf8, id, ours) ||
+           fail(s, "the JVM's dump cites a name it did not write (%#llx)", (unsigned long long)id);
+}
+
+/* --- the dumped-object bitmap -------------------------------------------- */
+
+static uint8_t *block(struct sp *s, uint64_t id, bool create)
+{
+    uint64_t key = (id >> BLOCK_SHIFT) + 1;
+    if (key == s->cached_key) return s->cached;
+    uint64_t v;
+    uint8_t *b = NULL;
+    if (hd_map_get(&s->blocks, key, &v)) {
+        b = (uint8_t *)(uintptr_t)v;
+    } else if (create) {
+        b = calloc(1, BLOCK_BYTES);
+        if (b == NULL || !hd_map_put(&s->blocks, key, (uint64_t)(uintptr_t)b)) {
+            free(b);
+            return NULL;
+        }
+        s->n_blocks++;
+    }
+    if (b) {
+        s->cached_key = key;
+        s->cached = b;
+    }
+    return b;
+}
+
+static bool mark(struct sp *s, uint64_t id)
+{
+    if (!s->scan) return true;
+    uint8_t *b = block(s, id, true);
+    if (b == NULL) return fail(s, "out of memory for the dumped-object bitmap");
+    uint64_t bit = (id & (((uint64_t)1 << BLOCK_SHIFT) - 1)) >> 3;
+    b[bit >> 3] |= (uint8_t)(1u << (bit & 7));
+    s->pub->objects++;
+    return true;
+}
+
+static bool dumped(struct sp *s, uint64_t id)
+{
+    const uint8_t *b = block(s, id, false);
+    uint64_t bit = (id & (((uint64_t)1 << BLOCK_SHIFT) - 1)) >> 3;
+    return b && (b[bit >> 3] >> (bit & 7) & 1);
+}
+
+/* --- reading the JVM's file ---------------------------------------------- */
+
+/* Writes what is parsed and not yet written. */
+static void flush_parsed(struct sp *s)
+{
+    if (s->emit && s->head > s->emitted) hp_out_write(s->buf + s->emitted, s->head - s->emitted);
+    s->emitted = s->head;
+    if (s->emit) s->out_at_emitted = hp_out_offset();
+}
+
+static uint64_t out_offset(const struct sp *s, size_t pos)
+{
+    return s->out_at_emitted + (pos - s->emitted);
+}
+
+static void pause_briefly(void)
+{
+    struct timespec ts = {0, 1000000};
+    nanosleep(&ts, NULL);
+}
+
+/* Makes n bytes available at buf + head, waiting while the JVM writes. */
+static bool fill(struct sp *s, size_t n)
+{
+    if (n > BUF_SIZE) return fail(s, "a record of the JVM's dump is too large (%zu bytes)", n);
+    while (s->len - s->head < n) {
+        if (BUF_SIZE - s->head < n) {
+            flush_parsed(s);
+            memmove(s->buf, s->buf + s->head, s->len - s->head);
+            s->buf_off += s->head;
+            s->len -= s->head;
+            s->head = s->emitted = 0;
+        }
+        /* Read the state first: once the JVM is done, one read sees all. */
+        int state = atomic_load(&s->pub->jvm);
+        ssize_t r =
+            pread(s->pub->fd, s->buf + s->len, BUF_SIZE - s->len, (off_t)(s->buf_off + s->len));
+        if (r > 0) {
+            s->len += (size_t)r;
+            s->pub->in_bytes = s->buf_off + s->len;
+            continue;
+        }
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) return fail(s, "cannot read the JVM's dump: %s", strerror(errno));
+        if (state == HD_JVM_FAILED) return fail(s, "the JVM's dumper failed");
+        if (state == HD_JVM_DONE) return fail(s, "the JVM's dump ends in the middle of a record");
+        pause_briefly();
+    }
+    return true;
+}
+
+/* Moves past n bytes that go out unchanged. */
+static bool pass(struct sp *s, uint64_t n)
+{
+    while (n > 0) {
+        if (s->head == s->len && !fill(s, 1)) return false;
+        size_t k = s->len - s->head;
+        if (k > n) k = (size_t)n;
+        s->head += k;
+        n -= k;
+    }
+    return true;
+}
+
+/* --- top-level records ----------------------------------------------------- */
+
+static bool utf8(struct sp *s, const uint8_t *b, uint32_t len)
+{
+    if (len < HP_ID_SIZE) return fail(s, "short UTF8 record in the JVM's dump");
+    uint64_t id = be8(b);
+    size_t n = len - HP_ID_SIZE;
+    if (s->arena_len + n + 1 > s->arena_cap) {
+        size_t cap = (s->arena_cap + n + 1) * 2;
+        char *grown = realloc(s->arena, cap);
+        if (grown == NULL) return fail(s, "out of memory for the JVM's names");
+        s->arena = grown;
+        s->arena_cap = cap;
+    }
+    char *text = s->arena + s->arena_len;
+    memcpy(text, b + HP_ID_SIZE, n);
+    text[n] = '\0';
+    uint64_t ours = hp_bin_string(text);
+    if (ours == 0 || !hd_map_put(&s->utf8, id, ours) ||
+        !hd_map_put(&s->texts, id, s->arena_len + 1))
+        return fail(s, "out of memory for the JVM's names");
+    s->arena_len += n + 1;
+    return true;
+}
+
+/* "java/lang/String" -> "java.lang.String", "[I" -> "int[]", as our LOAD CLASS. */
+static uint64_t class_name(struct sp *s, uint64_t id)
+{
+    uint64_t at;
+    if (!hd_map_get(&s->texts, id, &at)) return 0;
+    const char *internal = s->arena + at - 1;
+    size_t n = strlen(internal);
+    char *sig = malloc(n + 3);
+    if (sig == NULL) return 0;
+    if (internal[0] == '[')
+        memcpy(sig, internal, n + 1);
+    else
+        snprintf(sig, n + 3, "L%s;", internal);
+    char *name = hp_sig_to_name(sig);
+    free(sig);
+    uint64_t ours = name ? hp_bin_string(name) : 0;
+    free(name);
+    return ours;
+}
+
+static bool load_class(struct sp *s, const uint8_t *b, uint32_t len)
+{
+    if (len != 8 + 2 * HP_ID_SIZE) return fail(s, "bad LOAD CLASS record in the JVM's dump");
+    uint64_t name = class_name(s, be8(b + 16));
+    if (name == 0) return fail(s, "a LOAD CLASS of the JVM's dump has no name");
+    struct hp_rec r;
+    hp_rec_begin(&r, HP_TAG_LOAD_CLASS);
+    hp_rec_u4(&r, class_of(s, be4(b)));
+    hp_rec_id(&r, be8(b + 4));
+    hp_rec_u4(&r, trace_of(s, be4(b + 12)));
+    hp_rec_id(&r, name);
+    hp_rec_end(&r);
+    return true;
+}
+
+static bool frame(struct sp *s, const uint8_t *b, uint32_t len)
+{
+    if (len != 4 * HP_ID_SIZE + 8) return fail(s, "bad FRAME record in the JVM's dump");
+    uint64_t method, sig, source;
+    if (!utf8_of(s, be8(b + 8), &method) || !utf8_of(s, be8(b + 16), &sig) ||
+        !utf8_of(s, be8(b + 24), &source))
+        return false;
+    struct hp_rec r;
+    hp_rec_begin(&r, HP_TAG_FRAME);
+    hp_rec_id(&r, frame_of(s, be8(b)));
+    hp_rec_id(&r, method);
+    hp_rec_id(&r, sig);
+    hp_rec_id(&r, source);
+    hp_rec_u4(&r, class_of(s, be4(b + 32)));
+    hp_rec_u4(&r, be4(b + 36));
+    hp_rec_end(&r);
+    return true;
+}
+
+static bool trace(struct sp *s, const uint8_t *b, uint32_t len)
+{
+    if (len < 12 || (len - 12) % HP_ID_SIZE || be4(b + 8) != (len - 12) / HP_ID_SIZE)
+        return fail(s, "bad TRACE record in the JVM's dump");
+    uint32_t serial = be4(b), n = be4(b + 8);
+    if (serial == DUMMY_TRACE && (n != 0 || ids.dummy_written)) {
+        if (n == 0) return true;
+        return fail(s, "the JVM's dump has frames in trace 1");
+    }
+    struct hp_rec r;
+    hp_rec_begin(&r, HP_TAG_TRACE);
+    hp_rec_u4(&r, trace_of(s, serial));
+    hp_rec_u4(&r, thread_of(s, be4(b + 4)));
+    hp_rec_u4(&r, n);
+    for (uint32_t i = 0; i < n; i++)
+        hp_rec_id(&r, frame_of(s, be8(b + 12 + (size_t)i * HP_ID_SIZE)));
+    hp_rec_end(&r);
+    if (serial == DUMMY_TRACE) ids.dummy_written = true;
+    return true;
+}
+
+static bool record(struct sp *s, uint8_t tag, const uint8_t *body, uint32_t len)
+{
+    if (!s->emit) return true;
+    switch (tag) {
+    case HP_TAG_UTF8:
+        return utf8(s, body, len);
+    case HP_TAG_LOAD_CLASS:
+        return load_class(s, body, len);
+    case HP_TAG_FRAME:
+        return frame(s, body, len);
+    case HP_TAG_TRACE:
+        return trace(s, body, len);
+    default:
+        return fail(s, "unexpected record (tag %#x) in the JVM's dump", tag);
+    }
+}
+
+/* --- heap dump sub-records ------------------------------------------------- */
+
+/* The size of the CLASS DUMP at head, reading until all of it is there:
+ * constant pool (index, type, value), statics (name, type, value), instance
+ * fields (name, type). */
+static bool class_dump(struct sp *s, uint64_t *size)
+{
+    size_t want = 1 + HP_ID_SIZE + 4 + 6 * HP_ID_SIZE + 4 + 2;
+    for (;;) {
+        if (!fill(s, want)) return false;
+        const uint8_t *p = s->buf + s->head;
+        size_t avail = s->len - s->head, q = want - 2;
+        bool whole = true;
+        for (int part = 0; part < 3 && whole; part++) {
+            size_t fixed = part == 0 ? 3 : HP_ID_SIZE + 1;
+            whole = q + 2 <= avail;
+            uint16_t n = whole ? be2(p + q) : 0;
+            q += 2;
+            for (uint16_t i = 0; i < n && whole; i++) {
+                whole = q + fixed <= avail;
+                unsigned v = whole ? value_size(p[q + fixed - 1]) : 1;
+                if (v == 0) return fail(s, "bad field type in a CLASS DUMP of the JVM's dump");
+                q += fixed + (part < 2 ? v : 0);
+            }
+        }
+        if (whole && q <= avail) {
+            *size = q;
+            return true;
+        }
+        want = avail + 1;
+    }
+}
+
+/* Gives the names of a CLASS DUMP's fields our UTF8 IDs. */
+static bool class_names(struct sp *s, uint8_t *p)
+{
+    size_t q = 1 + HP_ID_SIZE;
+    put4(p + q, trace_of(s, be4(p + q)));
+    q += 4 + 6 * HP_ID_SIZE + 4;
+    uint16_t n = be2(p + q);
+    q += 2;
+    for (uint16_t i = 0; i < n; i++)
+        q += 3 + value_size(p[q + 2]);
+    for (int part = 0; part < 2; part++) {
+        n = be2(p + q);
+        q += 2;
+        for (uint16_t i = 0; i < n; i++) {
+            uint64_t ours;
+            if (!utf8_of(s, be8(p + q), &ours)) return false;
+            put8(p + q, ours);
+            q += HP_ID_SIZE + 1 + (part == 0 ? value_size(p[q + HP_ID_SIZE]) : 0);
+        }
+    }
+    return true;
+}
+
+static bool add_fix(struct sp *s, uint64_t in, uint64_t out, uint32_t n)
+{
+    if (s->n_fixes == s->cap_fixes) {
+        size_t cap = s->cap_fixes ? s->cap_fixes * 2 : 1024;
+        struct fix *grown = realloc(s->fixes, cap * sizeof *grown);
+        if (grown == NULL) return fail(s, "out of memory for the array fix-up list");
+        s->fixes = grown;
+        s->cap_fixes = cap;
+    }
+    s->fixes[s->n_fixes++] = (struct fix){in, out, n};
+    return true;
+}
+
+static bool elements(struct sp *s, uint32_t n)
+{
+    uint64_t in = s->buf_off + s->head, out = out_offset(s, s->head);
+    bool ahead = false;
+    for (uint32_t left = n; left > 0;) {
+        if (!fill(s, HP_ID_SIZE)) return false;
+        size_t k = (s->len - s->head) / HP_ID_SIZE;
+        if (k > left) k = left;
+        uint8_t *p = s->buf + s->head;
+        if (s->emit || s->defer)
+            for (size_t i = 0; i < k; i++, p += HP_ID_SIZE) {
+                uint64_t e = be8(p);
+                if (e == 0 || dumped(s, e)) continue;
+                if (s->defer) {
+                    ahead = true;
+                } else {
+                    memset(p, 0, HP_ID_SIZE);
+                    s->pub->nulled++;
+                }
+            }
+        s->head += k * HP_ID_SIZE;
+        left -= (uint32_t)k;
+    }
+    return !ahead || add_fix(s, in, out, n);
+}
+
+static bool segment(struct sp *s, uint64_t left)
+{
+    static const uint8_t root_size[256] = {
+        [0xFF] = 9, [0x01] = 17, [0x02] = 17, [0x03] = 17, [0x04] = 13,
+        [0x05] = 9, [0x06] = 13, [0x07] = 9,  [0x08] = 17};
+    while (left > 0) {
+        if (!fill(s, 1)) return false;
+        uint8_t t = s->buf[s->head];
+        uint64_t size = root_size[t], body = 0;
+        uint8_t *p;
+        if (size) {
+            if (!fill(s, size)) return false;
+            p = s->buf + s->head;
+            if (s->emit && t >= 0x02 && t <= 0x08 && t != 0x05 && t != 0x07)
+                put4(p + 9, thread_of(s, be4(p + 9)));
+            if (s->emit && t == 0x08) put4(p + 13, trace_of(s, be4(p + 13)));
+        } else if (t == 0x20) {
+            if (!class_dump(s, &size)) return false;
+            p = s->buf + s->head;
+            if (!mark(s, be8(p + 1)) || (s->emit && !class_names(s, p))) return false;
+        } else if (t == 0x21 || t == 0x22 || t == 0x23) {
+            size = t == 0x23 ? 18 : 25;
+            if (!fill(s, size)) return false;
+            p = s->buf + s->head;
+            uint32_t n = be4(p + (t == 0x21 ? 21 : 13));
+            unsigned esz = t == 0x21 ? 1 : t == 0x22 ? HP_ID_SIZE : value_size(p[17]);
+            if (esz == 0 || (t == 0x23 && p[17] == 2))
+                return fail(s, "bad array type in the JVM's dump");
+            body = (uint64_t)n * esz;
+            if (!mark(s, be8(p + 1))) return false;
+            if (s->emit) put4(p + 9, trace_of(s, be4(p + 9)));
+        } else {
+            return fail(s, "unknown heap dump sub-record %#x in the JVM's dump", t);
+        }
+        if (size + body > left) return fail(s, "a sub-record crosses a segment of the JVM's dump");
+        s->head += size;
+        left -= size + body;
+        if (t == 0x22 ? !elements(s, (uint32_t)(body / HP_ID_SIZE)) : !pass(s, body)) return false;
+    }
+    return true;
+}
+
+/* --- passes ---------------------------------------------------------------- */
+
+static bool header(struct sp *s)
+{
+    if (!fill(s, HEADER_SIZE)) return false;
+    if (memcmp(s->buf, "JAVA PROFILE 1.0.2", 19) != 0)
+        return fail(s, "the JVM's dump is not HPROF 1.0.2");
+    if (be4(s->buf + 19) != HP_ID_SIZE)
+        return fail(s, "the JVM's dump has %u-byte IDs", be4(s->buf + 19));
+    s->head = s->emitted = HEADER_SIZE;
+    return true;
+}
+
+static bool run_pass(struct sp *s)
+{
+    s->head = s->len = s->emitted = 0;
+    s->buf_off = 0;
+    if (!header(s)) return false;
+    if (s->emit) {
+        hp_out_lock();
+        s->locked = true;
+        s->out_at_emitted = hp_out_offset();
+    }
+    for (;;) {
+        if (!fill(s, 9)) return false;
+        uint8_t tag = s->buf[s->head];
+        uint32_t len = be4(s->buf + s->head + 5);
+        if (tag == HP_TAG_HEAP_DUMP_SEGMENT) {
+            if (s->emit && s->seg_start == 0) s->seg_start = out_offset(s, s->head);
+            s->head += 9;
+            if (!segment(s, len)) return false;
+        } else if (tag == HP_TAG_HEAP_DUMP_END) {
+            if (len != 0 || (s->emit && s->seg_start == 0))
+                return fail(s, "misplaced HEAP DUMP END in the JVM's dump");
+            s->head += 9;
+            flush_parsed(s);
+            return true;
+        } else {
+            if (!fill(s, 9 + (size_t)len)) return false;
+            flush_parsed(s);
+            const uint8_t *b = s->buf + s->head + 9;
+            s->head += 9 + (size_t)len;
+            s->emitted = s->head;
+            if (!record(s, tag, b, len)) return false;
+            if (s->emit) s->out_at_emitted = hp_out_offset();
+        }
+    }
+}
+
+/* Nulls the elements of arrays that cited objects the dump never held. */
+static bool apply_fixes(struct sp *s)
+{
+    static const uint8_t null_id[HP_ID_SIZE];
+    uint8_t ids_buf[4096];
+    for (size_t f = 0; f < s->n_fixes; f++) {
+        const struct fix *x = &s->fixes[f];
+        for (uint32_t i = 0; i < x->n;) {
+            uint32_t k = x->n - i;
+            if (k > sizeof ids_buf / HP_ID_SIZE) k = sizeof ids_buf / HP_ID_SIZE;
+            size_t bytes = (size_t)k * HP_ID_SIZE;
+            if (pread(s->pub->fd, ids_buf, bytes, (off_t)(x->in + (uint64_t)i * HP_ID_SIZE)) !=
+                (ssize_t)bytes)
+                return fail(s, "cannot re-read the JVM's dump");
+            for (uint32_t j = 0; j < k; j++) {
+                uint64_t e = be8(ids_buf + (size_t)j * HP_ID_SIZE);
+                if (e == 0 || dumped(s, e)) continue;
+                if (!hp_out_patch(x->out + (uint64_t)(i + j) * HP_ID_SIZE, null_id, HP_ID_SIZE))
+                    return fail(s, "cannot null a reference in the output");
+                s->pub->nulled++;
+            }
+            i += k;
+        }
+    }
+    return true;
+}
+
+static size_t memory(const struct sp *s)
+{
+    return BUF_SIZE + s->n_blocks * BLOCK_BYTES + hd_map_bytes(&s->blocks) +
+           hd_map_bytes(&s->utf8) + hd_map_bytes(&s->texts) + s->arena_cap +
+           s->cap_fixes * sizeof *s->fixes;
+}
+
+static enum hd_splice_result splice(struct sp *s)
+{
+    struct hd_splice *pub = s->pub;
+    bool ok;
+    if (pub->overlap) {
+        s->emit = s->scan = s->defer = true;
+        ok = run_pass(s);
+        /* The JVM's verdict counts even when its file looked complete. */
+        while (ok && atomic_load(&pub->jvm) == HD_JVM_WRITING)
+            pause_briefly();
+        if (ok && atomic_load(&pub->jvm) == HD_JVM_FAILED) ok = fail(s, "the JVM's dumper failed");
+        ok = ok && apply_fixes(s);
+    } else {
+        while (atomic_load(&pub->jvm) == HD_JVM_WRITING)
+            pause_briefly();
+        s->scan = true;
+        ok = run_pass(s);
+        s->scan = false;
+        s->emit = true;
+        ok = ok && run_pass(s);
+    }
+    pub->memory = memory(s);
+    enum hd_splice_result res = HD_SPLICE_OK;
+    if (s->locked) {
+        if (ok) {
+            pub->out_bytes = hp_out_offset() - s->seg_start;
+        } else if (s->seg_start) {
+            res = hp_out_truncate(s->seg_start) ? HD_SPLICE_NOTHING : HD_SPLICE_BROKEN;
+        }
+        ids.class_base += s->max_class + 1;
+        ids.thread_base += s->max_thread + 1;
+        ids.trace_base += s->max_trace + 1;
+        ids.frame_base += s->max_frame + 1;
+        hp_out_unlock();
+    }
+    return ok ? res : res == HD_SPLICE_OK ? HD_SPLICE_NOTHING : res;
+}
+
+enum hd_splice_result hd_splice_run(struct hd_splice *sp)
+{
+    struct sp s = {.pub = sp};
+    sp->error[0] = '\0';
+    sp->in_bytes = sp->out_bytes = sp->objects = sp->nulled = 0;
+    hd_map_init(&s.blocks);
+    hd_map_init(&s.utf8);
+    hd_map_init(&s.texts);
+    s.buf = malloc(BUF_SIZE);
+    enum hd_splice_result res = HD_SPLICE_NOTHING;
+    if (s.buf == NULL)
+        fail(&s, "out of memory for the splice buffer");
+    else
+        res = splice(&s);
+    for (size_t i = 0; s.blocks.keys && i <= s.blocks.mask; i++)
+        if (s.blocks.keys[i]) free((void *)(uintptr_t)s.blocks.vals[i]);
+    hd_map_free(&s.blocks);
+    hd_map_free(&s.utf8);
+    hd_map_free(&s.texts);
+    free(s.arena);
+    free(s.fixes);
+    free(s.buf);
+    return res;
+}

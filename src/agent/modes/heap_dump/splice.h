@@ -1,0 +1,45 @@
+/* Splicing the JVM's own heap dump into the output. HotSpot writes a dump
+ * file (HotSpotDiagnosticMXBean.dumpHeap); this copies its records into our
+ * stream as one of our heap dumps: its file header is dropped; its UTF8 names
+ * become ours (interned in our string table, so each is written once per
+ * run); LOAD CLASS (names dotted, as ours), FRAME and TRACE get serials and
+ * IDs from ranges of their own, fresh at every dump; HEAP DUMP SEGMENTs are
+ * copied with the thread and trace serials of their roots and the field names
+ * of their CLASS DUMPs rewritten, and object array elements that cite an
+ * object the JVM did not dump (CDS-archived mirrors of classes not loaded)
+ * set to null.
+ *
+ * With a file output the copy runs while the JVM still writes (nulled
+ * elements are patched in place at the end); with a socket, after the JVM is
+ * done, in two passes (the first finds the dumped objects). Either way the
+ * output lock is held from the first heap dump record to HEAP DUMP END, so no
+ * other record falls between them. */
+#ifndef HPROF_HD_SPLICE_H
+#define HPROF_HD_SPLICE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum hd_jvm_state { HD_JVM_WRITING, HD_JVM_DONE, HD_JVM_FAILED };
+
+enum hd_splice_result {
+    HD_SPLICE_OK,
+    HD_SPLICE_NOTHING, /* failed; the output holds no heap dump record of it */
+    HD_SPLICE_BROKEN,  /* failed after part of the dump was sent (socket) */
+};
+
+struct hd_splice {
+    int fd;         /* the JVM's file, open for reading */
+    bool overlap;   /* file output: copy while the JVM writes */
+    atomic_int jvm; /* enum hd_jvm_state, set by the thread that called the JVM */
+    /* Results. */
+    uint64_t in_bytes, out_bytes, objects, nulled;
+    size_t memory; /* peak bytes the splice held */
+    char error[256];
+};
+
+enum hd_splice_result hd_splice_run(struct hd_splice *sp);
+
+#endif
