@@ -1,12 +1,15 @@
 /* heap=sites: allocation sites with allocated and live counts.
  *
- * Every allocation (alloc_interval=0) or a byte-interval sample of them is
- * delivered by JVM TI SampledObjectAlloc on the allocating thread; see
- * record.c. Liveness is counted at each dump (live.c). */
+ * Two routes. Exact (alloc_interval=0, unless heap=dump or cpu=times is on
+ * too): rewritten allocation sites count in Java, see exact.c. Otherwise
+ * every allocation or a byte-interval sample of them is delivered by JVM TI
+ * SampledObjectAlloc on the allocating thread (record.c) and liveness is
+ * counted at each dump (live.c). */
 #include "../../core/mode.h"
 #include "../../core/agent.h"
 #include "../../core/error.h"
 #include "../../output/encoder.h"
+#include "exact.h"
 #include "live.h"
 #include "record.h"
 #include "report.h"
@@ -14,8 +17,12 @@
 
 static const struct hp_sites_encoder *enc;
 
+static bool exact;
+
 static bool on_load(struct hp_setup *s)
 {
+    exact = hp_sites_exact_selected();
+    if (exact) return hp_sites_exact_on_load(s);
     if (!s->potential.can_generate_sampled_object_alloc_events) {
         hp_error("heap=sites needs JVM TI SampledObjectAlloc (JDK 11 or later)");
         return false;
@@ -44,8 +51,11 @@ static bool on_load(struct hp_setup *s)
 
 static void vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
 {
-    (void)jni;
     enc = hp_output_binary() ? &hp_binary_sites_encoder : &hp_ascii_sites_encoder;
+    if (exact) {
+        hp_sites_exact_vm_init(jvmti, jni);
+        return;
+    }
     hp_sites_record_enable(true);
     /* HotSpot arms sampling only in TLABs handed out once the event is live;
      * the TLABs threads already hold would let their next allocations (some
@@ -55,18 +65,79 @@ static void vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
         hp_jvmti_ok(jvmti, (*jvmti)->ForceGarbageCollection(jvmti), "ForceGarbageCollection");
 }
 
+/* Live counts per site, on the route in use (after a forced collection). */
+static void count_live(jvmtiEnv *jvmti, JNIEnv *jni, struct hp_sites_live *live)
+{
+    if (exact)
+        hp_sites_exact_collect(jvmti, jni, live);
+    else
+        hp_sites_live_count(jvmti, live);
+}
+
 static void dump(jvmtiEnv *jvmti, JNIEnv *jni)
 {
-    (void)jni;
     struct hp_sites_live live = {0};
-    hp_sites_live_count(jvmti, &live);
-    hp_sites_report_write(enc, &live);
+    count_live(jvmti, jni, &live);
+    hp_sites_report_write(enc, &live, &(struct hp_sites_query){hp.opt.cutoff, 0});
     hp_sites_live_free(&live);
+}
+
+/* CONTROL "clear sites": counting starts again from zero at every site. */
+static void clear_sites(void)
+{
+    hp_sites_live_forget();
+    for (uint32_t i = 1, n = hp_site_count(); i <= n; i++) {
+        struct hp_site *s = hp_site_get(i);
+        if (s == NULL) continue;
+        atomic_store(&s->alloc_objs, 0);
+        atomic_store(&s->alloc_bytes, 0);
+    }
+}
+
+static void request(jvmtiEnv *jvmti, JNIEnv *jni, const struct hp_request *r)
+{
+    struct hp_sites_live live = {0};
+    switch (r->kind) {
+    case HP_REQ_SITES:
+        count_live(jvmti, jni, &live);
+        hp_sites_report_write(enc, &live, &(struct hp_sites_query){r->cutoff, r->flags});
+        hp_sites_live_free(&live);
+        break;
+    case HP_REQ_HEAP_SUMMARY:
+        if (enc->heap_summary == NULL) break; /* ascii: no record, so no GC either */
+        count_live(jvmti, jni, &live);
+        hp_sites_summary_write(enc, &live);
+        hp_sites_live_free(&live);
+        break;
+    case HP_REQ_TRACKING:
+    case HP_REQ_CLEAR_SITES:
+        /* Both act on the SampledObjectAlloc route's recording and tags. */
+        if (exact)
+            hp_error("net= CONTROL %s is not available on the exact route of heap=sites",
+                     r->kind == HP_REQ_CLEAR_SITES ? "clear sites" : "alloc tracking");
+        else if (r->kind == HP_REQ_TRACKING)
+            hp_sites_record_enable(r->on);
+        else
+            clear_sites();
+        break;
+    default:
+        break;
+    }
+}
+
+static void thread_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, struct hp_thread *t)
+{
+    (void)thread;
+    if (exact) hp_sites_exact_thread_end(jvmti, jni, t);
 }
 
 static void vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
 {
     (void)jni;
+    if (exact) {
+        hp_sites_exact_vm_death(jvmti);
+        return;
+    }
     hp_sites_record_enable(false);
     hp_jvmti_ok(jvmti,
                 (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE,
@@ -79,6 +150,8 @@ const struct hp_mode hp_mode_heap_sites = {
     .dump_message = " allocation sites ...",
     .on_load = on_load,
     .vm_init = vm_init,
+    .thread_end = thread_end,
     .dump = dump,
     .vm_death = vm_death,
+    .request = request,
 };

@@ -1,0 +1,502 @@
+/*
+ * heap=sites (exact mode): the tracker that rewritten allocation sites call.
+ * Defined like HprofTracker into java.base at VMStart (see instrument.h); it
+ * is never rewritten and calls no rewritten code: only itself, its natives,
+ * Thread.currentThread, Object.getClass and jdk.internal.misc.Unsafe
+ * intrinsics.
+ *
+ * Each thread owns one instance, found through a table keyed by the thread
+ * ID. It counts allocations per slot, a slot being (bytecode site, the
+ * calling methods below the allocating one, depth-1 of them), in plain
+ * arrays only its thread writes: no lock, no atomic, no JNI per allocation.
+ * With depth > 1 the methods come from a shadow stack kept by the injected
+ * enter/exit calls. The agent reads the counters at a dump through JNI, and
+ * folds the slots of an ending thread into its own tables.
+ *
+ * Site numbers are made by the agent (modes/heap_sites/bsite.h): the low
+ * bits say what is allocated (KIND_*, MULTI for multianewarray).
+ *
+ * Liveness: per slot the first EXACT objects, then one in SAMPLE, are tagged
+ * by the agent (JVM TI SetTag through the native tag()). Arrays are tagged
+ * right after allocation; an instance when its Object.<init> runs: newObj
+ * leaves a pending entry that objInit pairs with the object by class.
+ */
+package java.lang;
+
+import jdk.internal.misc.Unsafe;
+import jdk.internal.vm.annotation.DontInline;
+
+public final class HprofSites {
+    private static final int KIND_MASK = 15, MULTI = 16, KIND_REF = 8;
+
+    /* Set by the agent at VM init (engage). */
+    private static volatile boolean engaged;
+    private static Unsafe U;
+    private static long TID; /* offset of Thread.tid */
+    private static long PENDING; /* offset of `pending` in its static base */
+    private static Object STATICS;
+    private static int W; /* ints per slot key: site, then the shadow stack's top and callers */
+    private static int EXACT; /* tag the first EXACT objects of a slot */
+    private static int SAMPLE_MASK; /* then one in SAMPLE_MASK + 1 */
+    private static long ALIGN_MASK; /* object alignment - 1 */
+    private static final int[] BASE = new int[9], SHIFT = new int[9]; /* per array kind */
+
+    /* Threads with pending instance tags: objInit does nothing while 0. */
+    private static volatile int pending;
+    /* Site index (site >> 5) -> class of its objects, once a tag saw it. */
+    private static volatile Class<?>[] siteClass = new Class<?>[1024];
+
+    /* Thread ID -> state, open addressing, published whole; written under
+     * the class lock. */
+    private static volatile HprofSites[] table = new HprofSites[64];
+    private static int used;
+    private static HprofSites[] all = new HprofSites[16];
+    private static int nAll;
+    private static final HprofSites GONE = new HprofSites(null, -1);
+
+    /* tag() returns the key's agent-side id (> 0), 0 if `o` is not of the
+     * site's class, -1 if it could not tag. */
+    private static native int tag(Object o, int[] keys, int at, int kid, boolean sampled);
+    /* Marks the tracker's own arrays so that they are not counted as live. */
+    private static native void own(Object o);
+    /* From the agent: depth, EXACT, SAMPLE, object alignment (0-3), the
+     * array layout per kind: base (10+k), log2 element size (20+k). */
+    private static native int config(int what);
+
+    /* ---- one thread's state ---- */
+
+    private Thread thread; /* null once retired */
+    private final long tid;
+    private int allIndex;
+
+    /* Slots 0..n-1: W key ints each, allocations, array bytes, agent key id. */
+    private volatile int n;
+    private int[] keys;
+    private long[] cnt, bytes;
+    private int[] kid;
+    private int[] index; /* hash of keys -> slot + 1 */
+    private int lastSite = -1, lastSlot;
+
+    /* Shadow stack (method numbers), with depth > 1. */
+    private int sp;
+    private int[] stk;
+
+    /* Instances to tag once their Object.<init> runs: slot, sampled bit 31. */
+    private int np;
+    private int[] pend;
+
+    private HprofSites(Thread t, long tid) {
+        this.thread = t;
+        this.tid = tid;
+    }
+
+    private boolean init() {
+        try {
+            keys = new int[16 * W];
+            cnt = new long[16];
+            bytes = new long[16];
+            kid = new int[16];
+            index = new int[32];
+            stk = new int[W > 2 ? 64 : 1];
+            pend = new int[8];
+        } catch (OutOfMemoryError e) {
+            return false;
+        }
+        own(keys);
+        own(cnt);
+        own(bytes);
+        own(kid);
+        own(index);
+        own(stk);
+        own(pend);
+        return true;
+    }
+
+    /* ---- injected calls ---- */
+
+    public static void newObj(int site) {
+        if (!engaged) return;
+        HprofSites s = current();
+        if (s != null) s.count(site, 0, null);
+    }
+
+    public static void newArray(Object a, int site) {
+        if (!engaged) return;
+        HprofSites s = current();
+        if (s == null) return;
+        int k = site & KIND_MASK;
+        s.count(site, size(a, k), a);
+        if ((site & MULTI) != 0) s.inner((Object[]) a, site + 32);
+    }
+
+    public static void objInit(Object o) {
+        if (pending == 0) return;
+        HprofSites s = find();
+        if (s != null && s.np > 0) s.pair(o);
+    }
+
+    @DontInline
+    public static void enter(int cnum, int mnum) {
+        if (!engaged) return;
+        HprofSites s = current();
+        if (s == null) return;
+        int i = s.sp;
+        if (i == s.stk.length && !s.growStack()) return;
+        s.stk[i] = mnum;
+        s.sp = i + 1;
+    }
+
+    @DontInline
+    public static void exit(int cnum, int mnum) {
+        if (!engaged) return;
+        HprofSites s = current();
+        if (s == null) return;
+        int i = s.sp - 1;
+        if (i >= 0 && s.stk[i] == mnum) {
+            s.sp = i;
+            return;
+        }
+        /* Frames above ours left without their exit call (an exception out
+         * of a constructor before super() returned): they ended too. */
+        while (i >= 0 && s.stk[i] != mnum) i--;
+        if (i >= 0) s.sp = i; /* else entered before we could see it */
+    }
+
+    /* ---- counting ---- */
+
+    private static long size(Object a, int k) {
+        int len;
+        switch (k) {
+            case 0: len = ((boolean[]) a).length; break;
+            case 1: len = ((byte[]) a).length; break;
+            case 2: len = ((char[]) a).length; break;
+            case 3: len = ((short[]) a).length; break;
+            case 4: len = ((int[]) a).length; break;
+            case 5: len = ((float[]) a).length; break;
+            case 6: len = ((long[]) a).length; break;
+            case 7: len = ((double[]) a).length; break;
+            default: len = ((Object[]) a).length; break;
+        }
+        return (BASE[k] + ((long) len << SHIFT[k]) + ALIGN_MASK) & ~ALIGN_MASK;
+    }
+
+    /* The inner arrays of a multianewarray: the arrays one level down count
+     * at the next site index (the agent numbered every level). They are
+     * fresh, so every non-null element is one of them. */
+    private void inner(Object[] a, int next) {
+        int idx = next >>> 5;
+        for (Object e : a) {
+            if (e == null) return; /* the last dimension given was reached */
+            int k = kindOf(e);
+            int site = idx << 5 | (k == KIND_REF ? MULTI : 0) | k;
+            count(site, size(e, k), e);
+            if (k == KIND_REF) inner((Object[]) e, site + 32);
+        }
+    }
+
+    private static int kindOf(Object a) {
+        if (a instanceof Object[]) return KIND_REF;
+        if (a instanceof int[]) return 4;
+        if (a instanceof byte[]) return 1;
+        if (a instanceof char[]) return 2;
+        if (a instanceof long[]) return 6;
+        if (a instanceof double[]) return 7;
+        if (a instanceof short[]) return 3;
+        if (a instanceof float[]) return 5;
+        return 0;
+    }
+
+    private void count(int site, long b, Object arr) {
+        int slot = slot(site);
+        if (slot < 0) return;
+        long c = ++cnt[slot];
+        bytes[slot] += b;
+        if (c <= EXACT || (c & SAMPLE_MASK) == 0) {
+            boolean sampled = c > EXACT;
+            if (arr != null) {
+                int k = tag(arr, keys, slot * W, kid[slot], sampled);
+                if (k > 0) kid[slot] = k;
+            } else if (np < pend.length) {
+                if (np++ == 0) U.getAndAddInt(STATICS, PENDING, 1);
+                pend[np - 1] = slot | (sampled ? 0x80000000 : 0);
+            }
+        }
+    }
+
+    /* Tags `o` for the most recent pending entry of its class; entries above
+     * it are news whose constructor never reached Object.<init>. */
+    private void pair(Object o) {
+        Class<?> c = o.getClass();
+        Class<?>[] classes = siteClass;
+        for (int i = np - 1; i >= 0; i--) {
+            int slot = pend[i] & 0x7fffffff;
+            int site = keys[slot * W];
+            int si = site >>> 5;
+            Class<?> want = si < classes.length ? classes[si] : null;
+            if (want != null && want != c) continue;
+            int k = tag(o, keys, slot * W, kid[slot], pend[i] < 0);
+            if (k == 0) continue;
+            if (k > 0) {
+                kid[slot] = k;
+                if (want == null) learn(si, c);
+            }
+            np = i;
+            if (i == 0) U.getAndAddInt(STATICS, PENDING, -1);
+            return;
+        }
+    }
+
+    private static synchronized void learn(int si, Class<?> c) {
+        Class<?>[] a = siteClass;
+        if (si >= a.length) {
+            int len = a.length;
+            while (len <= si) len *= 2;
+            Class<?>[] b;
+            try {
+                b = new Class<?>[len];
+            } catch (OutOfMemoryError e) {
+                return;
+            }
+            own(b);
+            System.arraycopy(a, 0, b, 0, a.length);
+            a = b;
+        }
+        a[si] = c;
+        siteClass = a;
+    }
+
+    /* The slot of (site, shadow stack top and callers), created if new; -1
+     * when out of memory. */
+    private int slot(int site) {
+        int w = W;
+        if (w == 1) {
+            if (site == lastSite) return lastSlot;
+            int h = site * 0x9E3779B1;
+            int mask = index.length - 1;
+            for (int p = (h ^ h >>> 15) & mask;; p = (p + 1) & mask) {
+                int e = index[p] - 1;
+                if (e < 0) e = newSlot(site, p);
+                else if (keys[e] != site) continue;
+                if (e >= 0) {
+                    lastSite = site;
+                    lastSlot = e;
+                }
+                return e;
+            }
+        }
+        int[] st = stk;
+        int top = sp - 1;
+        int h = site;
+        for (int j = 0; j < w - 1; j++) h = h * 0x9E3779B1 + (top - j >= 0 ? st[top - j] : -1);
+        h ^= h >>> 15;
+        int mask = index.length - 1;
+        for (int p = h & mask;; p = (p + 1) & mask) {
+            int e = index[p] - 1;
+            if (e < 0) return newSlot(site, p);
+            int b = e * w;
+            if (keys[b] != site) continue;
+            int j = 0;
+            while (j < w - 1 && keys[b + 1 + j] == (top - j >= 0 ? st[top - j] : -1)) j++;
+            if (j == w - 1) return e;
+        }
+    }
+
+    private int newSlot(int site, int p) {
+        int e = n, w = W;
+        try {
+            if (e == cnt.length) grow();
+            if (2 * (e + 1) > index.length) {
+                rehash(2 * index.length);
+                return slot(site);
+            }
+        } catch (OutOfMemoryError oom) {
+            return -1;
+        }
+        int b = e * w;
+        keys[b] = site;
+        for (int j = 0; j < w - 1; j++) keys[b + 1 + j] = sp - 1 - j >= 0 ? stk[sp - 1 - j] : -1;
+        index[p] = e + 1;
+        n = e + 1; /* volatile: the agent reads n, then the arrays */
+        return e;
+    }
+
+    private void grow() {
+        int len = cnt.length, w = W;
+        int[] k = new int[2 * len * w], ki = new int[2 * len];
+        long[] c = new long[2 * len], b = new long[2 * len];
+        own(k);
+        own(ki);
+        own(c);
+        own(b);
+        System.arraycopy(keys, 0, k, 0, len * w);
+        System.arraycopy(kid, 0, ki, 0, len);
+        System.arraycopy(cnt, 0, c, 0, len);
+        System.arraycopy(bytes, 0, b, 0, len);
+        /* Published after their contents, before a larger n. */
+        keys = k;
+        kid = ki;
+        cnt = c;
+        bytes = b;
+    }
+
+    private void rehash(int size) {
+        int[] idx = new int[size];
+        own(idx);
+        int w = W, mask = size - 1;
+        for (int e = 0; e < n; e++) {
+            int b = e * w;
+            int h = keys[b];
+            if (w == 1) h *= 0x9E3779B1;
+            else for (int j = 0; j < w - 1; j++) h = h * 0x9E3779B1 + keys[b + 1 + j];
+            int p = (h ^ h >>> 15) & mask;
+            while (idx[p] != 0) p = (p + 1) & mask;
+            idx[p] = e + 1;
+        }
+        index = idx;
+    }
+
+    private boolean growStack() {
+        try {
+            int[] a = new int[2 * stk.length];
+            own(a);
+            System.arraycopy(stk, 0, a, 0, stk.length);
+            stk = a;
+            return true;
+        } catch (OutOfMemoryError oom) {
+            return false;
+        }
+    }
+
+    /* ---- thread table ---- */
+
+    private static HprofSites current() {
+        Thread t = Thread.currentThread();
+        if (t == null) return null;
+        long id = U.getLong(t, TID);
+        HprofSites[] tab = table;
+        int mask = tab.length - 1;
+        for (int i = (int) id & mask;; i = (i + 1) & mask) {
+            HprofSites s = tab[i];
+            if (s == null) return register(t, id);
+            if (s.tid == id && s.thread == t) return s;
+        }
+    }
+
+    /* The calling thread's state if it has one. Registering would construct
+     * a state, whose Object.<init> calls objInit. */
+    private static HprofSites find() {
+        Thread t = Thread.currentThread();
+        long id = U.getLong(t, TID);
+        HprofSites[] tab = table;
+        int mask = tab.length - 1;
+        for (int i = (int) id & mask;; i = (i + 1) & mask) {
+            HprofSites s = tab[i];
+            if (s == null) return null;
+            if (s.tid == id && s.thread == t) return s;
+        }
+    }
+
+    private static synchronized HprofSites register(Thread t, long id) {
+        HprofSites[] tab = table;
+        int mask = tab.length - 1;
+        int i = (int) id & mask;
+        for (HprofSites s; (s = tab[i]) != null; i = (i + 1) & mask)
+            if (s.tid == id && s.thread == t) return s;
+        HprofSites s = new HprofSites(t, id);
+        try {
+            if (!s.init()) return null;
+            if (nAll == all.length) {
+                HprofSites[] a = new HprofSites[2 * nAll];
+                own(a);
+                System.arraycopy(all, 0, a, 0, nAll);
+                all = a;
+            }
+            if (2 * (used + 1) > tab.length) {
+                tab = resized(tab);
+                mask = tab.length - 1;
+                i = (int) id & mask;
+                while (tab[i] != null) i = (i + 1) & mask;
+            }
+        } catch (OutOfMemoryError e) {
+            return null;
+        }
+        own(s);
+        s.allIndex = nAll;
+        all[nAll++] = s;
+        tab[i] = s;
+        used++;
+        table = tab;
+        return s;
+    }
+
+    private static HprofSites[] resized(HprofSites[] old) {
+        int live = 0;
+        for (HprofSites s : old) if (s != null && s != GONE) live++;
+        int len = old.length;
+        while (2 * (live + 1) > len / 2) len *= 2;
+        HprofSites[] tab = new HprofSites[len];
+        own(tab);
+        for (HprofSites s : old) {
+            if (s == null || s == GONE) continue;
+            int i = (int) s.tid & (len - 1);
+            while (tab[i] != null) i = (i + 1) & (len - 1);
+            tab[i] = s;
+        }
+        used = live;
+        return tab;
+    }
+
+    /* ---- called by the agent through JNI ---- */
+
+    static void engage() throws Exception {
+        U = Unsafe.getUnsafe();
+        TID = U.objectFieldOffset(Thread.class, "tid");
+        java.lang.reflect.Field f = HprofSites.class.getDeclaredField("pending");
+        STATICS = U.staticFieldBase(f);
+        PENDING = U.staticFieldOffset(f);
+        int depth = config(0);
+        W = depth > 1 ? 1 + depth : 1;
+        EXACT = config(1);
+        SAMPLE_MASK = config(2) - 1;
+        ALIGN_MASK = config(3) - 1;
+        for (int k = 0; k < BASE.length; k++) {
+            BASE[k] = config(10 + k);
+            SHIFT[k] = config(20 + k);
+        }
+        own(table);
+        own(all);
+        own(siteClass);
+        engaged = true;
+    }
+
+    /* On the ending thread: forgets its state, which the agent reads one
+     * last time. Null if it had none. */
+    static synchronized HprofSites retire() {
+        Thread t = Thread.currentThread();
+        long id = U.getLong(t, TID);
+        HprofSites[] tab = table;
+        int mask = tab.length - 1;
+        for (int i = (int) id & mask; tab[i] != null; i = (i + 1) & mask) {
+            HprofSites s = tab[i];
+            if (s.tid != id || s.thread != t) continue;
+            s.thread = null;
+            tab[i] = GONE;
+            HprofSites moved = all[--nAll];
+            all[s.allIndex] = moved;
+            moved.allIndex = s.allIndex;
+            all[nAll] = null;
+            if (s.np > 0) {
+                s.np = 0;
+                U.getAndAddInt(STATICS, PENDING, -1);
+            }
+            return s;
+        }
+        return null;
+    }
+
+    static synchronized HprofSites[] states() {
+        HprofSites[] a = new HprofSites[nAll];
+        System.arraycopy(all, 0, a, 0, nAll);
+        return a;
+    }
+}

@@ -1,0 +1,705 @@
+#include "exact.h"
+
+#include "../../core/agent.h"
+#include "../../core/error.h"
+#include "../../instrument/instrument.h"
+#include "../../tables/class.h"
+#include "../../tables/method.h"
+#include "../../tables/trace.h"
+#include "bsite.h"
+#include "key.h"
+#include "site.h"
+#include "sites_class.h"
+#include "weight.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Per slot, the first EXACT_TAGS objects are tagged, then one in
+ * SAMPLE_EVERY (a power of two). */
+#define EXACT_TAGS 512
+#define SAMPLE_EVERY 1024
+
+static atomic_bool recording, key_lost;
+static jclass tracker;
+static jmethodID m_retire, m_states;
+static jfieldID f_thread, f_n, f_keys, f_cnt, f_bytes, f_kid;
+static int width;  /* ints per tracker key */
+static jint align; /* object alignment in bytes */
+/* Array layout per kind (Z B C S I F J D, references): size(n) =
+ * align(base + n << shift), learned from the sizes of a few arrays. */
+static jint base[9], shift[9];
+static pthread_mutex_t fold_lock = PTHREAD_MUTEX_INITIALIZER; /* ended-thread folds vs dumps */
+
+bool hp_sites_exact_selected(void)
+{
+    /* heap=all: the dump needs every object's trace in its tag; cpu=times
+     * owns the entry/exit hooks; sampling needs SampledObjectAlloc. */
+    return hp.opt.alloc_interval == 0 && !hp.opt.heap_dump && !hp.opt.cpu_times &&
+           hp.opt.depth <= HP_SITES_EXACT_MAX_DEPTH;
+}
+
+static void lost_key(void)
+{
+    if (!atomic_exchange(&key_lost, true))
+        hp_error("heap=sites: allocation key table full or out of memory; some objects are not "
+                 "tagged or counted from now on");
+}
+
+static uint32_t thread_serial_now(jvmtiEnv *jvmti)
+{
+    if (!hp.opt.thread) return 0;
+    const struct hp_thread *t = hp_thread_get(jvmti, NULL);
+    return t ? t->serial : HP_THREAD_SERIAL_UNKNOWN;
+}
+
+/* ---- HprofSites natives (see instrument.h for why they are exported) ---- */
+
+/* Learns the class of a site's objects from its first tagged one; false if
+ * `o` is not of the site's class (an instance paired with the wrong new). */
+static bool learn_class(jvmtiEnv *jvmti, JNIEnv *jni, struct hp_bsite *b, jobject o)
+{
+    if (atomic_load_explicit(&b->class_serial, memory_order_acquire)) return true;
+    jclass c = (*jni)->GetObjectClass(jni, o);
+    char *sig = NULL;
+    if (c == NULL || (*jvmti)->GetClassSignature(jvmti, c, &sig, NULL) != JVMTI_ERROR_NONE)
+        return false;
+    bool same = strcmp(sig, b->sig) == 0;
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+    if (!same) return false;
+    jlong size = 0;
+    (*jvmti)->GetObjectSize(jvmti, o, &size);
+    atomic_store(&b->instance_size, (uint64_t)size);
+    atomic_store_explicit(&b->class_serial, hp_class_serial(jvmti, c), memory_order_release);
+    (*jni)->DeleteLocalRef(jni, c);
+    return true;
+}
+
+JNIEXPORT jint JNICALL Java_java_lang_HprofSites_tag(JNIEnv *jni, jclass k, jobject o,
+                                                     jintArray keys, jint at, jint kid,
+                                                     jboolean sampled)
+{
+    (void)k;
+    jvmtiEnv *jvmti = hp.jvmti;
+    if (kid <= 0) {
+        jint buf[64];
+        (*jni)->GetIntArrayRegion(jni, keys, at, width, buf);
+        if ((*jni)->ExceptionCheck(jni)) {
+            (*jni)->ExceptionClear(jni);
+            return -1;
+        }
+        struct hp_bsite *b = hp_bsite_get(buf[0]);
+        if (b == NULL) return -1;
+        if (!learn_class(jvmti, jni, b, o)) return 0;
+        kid = (jint)hp_key_intern(thread_serial_now(jvmti), buf);
+        if (kid == 0) {
+            lost_key();
+            return -1;
+        }
+    }
+    struct hp_key *key = hp_key_get((uint32_t)kid);
+    if (key == NULL) return -1;
+    hp_objid_t id = hp_objid_new((uint32_t)kid | (sampled ? HP_KEY_SAMPLED : 0));
+    if ((*jvmti)->SetTag(jvmti, o, (jlong)id) != JVMTI_ERROR_NONE) return -1;
+    atomic_fetch_add_explicit(&key->tagged, 1, memory_order_relaxed);
+    if (sampled) atomic_fetch_add_explicit(&key->sampled, 1, memory_order_relaxed);
+    return kid;
+}
+
+JNIEXPORT void JNICALL Java_java_lang_HprofSites_own(JNIEnv *jni, jclass k, jobject o)
+{
+    (void)jni, (void)k;
+    /* Site bits 0: tagged, so never counted as an untagged live object. */
+    (*hp.jvmti)->SetTag(hp.jvmti, o, (jlong)hp_objid_new(0));
+}
+
+JNIEXPORT jint JNICALL Java_java_lang_HprofSites_config(JNIEnv *jni, jclass k, jint what)
+{
+    (void)jni, (void)k;
+    switch (what) {
+    case 0:
+        return hp.opt.depth;
+    case 1:
+        return EXACT_TAGS;
+    case 2:
+        return SAMPLE_EVERY;
+    case 3:
+        return align;
+    default:
+        return what >= 10 && what < 19   ? base[what - 10]
+               : what >= 20 && what < 29 ? shift[what - 20]
+                                         : 0;
+    }
+}
+
+/* ---- JVM-made allocations ---- */
+
+static void JNICALL on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
+                                       jclass klass, jlong size)
+{
+    (void)thread;
+    if (!atomic_load_explicit(&recording, memory_order_relaxed)) return;
+    const struct hp_thread *t = hp_thread_get(jvmti, NULL);
+    if (t != NULL && t->agent) return;
+    uint32_t serial = t ? t->serial : HP_THREAD_SERIAL_UNKNOWN;
+    uint32_t trace = hp_trace_capture(jvmti, jni, NULL, 0, hp.opt.thread ? serial : 0);
+    uint32_t site = hp_site_intern(hp_class_serial(jvmti, klass), trace);
+    uint32_t kid = site ? hp_key_vm(site) : 0;
+    struct hp_key *key = hp_key_get(kid);
+    if (key == NULL) {
+        lost_key();
+        return;
+    }
+    atomic_store(&key->site, site);
+    atomic_fetch_add_explicit(&key->objs, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&key->bytes, (uint64_t)size, memory_order_relaxed);
+    if ((*jvmti)->SetTag(jvmti, object, (jlong)hp_objid_new(kid)) == JVMTI_ERROR_NONE)
+        atomic_fetch_add_explicit(&key->tagged, 1, memory_order_relaxed);
+}
+
+/* ---- set up ---- */
+
+bool hp_sites_exact_on_load(struct hp_setup *s)
+{
+    if (!s->potential.can_generate_vm_object_alloc_events || !s->potential.can_tag_objects) {
+        hp_error("heap=sites needs JVM TI VMObjectAlloc and object tags");
+        return false;
+    }
+    s->wanted->can_generate_vm_object_alloc_events = 1;
+    s->wanted->can_tag_objects = 1;
+    s->events->VMObjectAlloc = on_vm_object_alloc;
+    width = hp.opt.depth > 1 ? 1 + hp.opt.depth : 1;
+    hp_key_table_init(width);
+    hp_site_table_init();
+    struct hp_instr_client c = {
+        .new_obj_name = "newObj",
+        .new_obj_desc = "(I)V",
+        .new_array_name = "newArray",
+        .new_array_desc = "(Ljava/lang/Object;I)V",
+        .object_init_name = "objInit",
+        .object_init_desc = "(Ljava/lang/Object;)V",
+        .site_number = hp_bsite_number,
+        .class_name = HP_SITES_CLASS,
+        .class_bytes = hp_sites_class,
+        .class_len = hp_sites_class_len,
+    };
+    if (hp.opt.depth > 1) {
+        c.entry_name = "enter";
+        c.entry_desc = "(II)V";
+        c.exit_name = "exit";
+        c.exit_desc = "(II)V";
+    }
+    return hp_instr_add(s, &c);
+}
+
+static jarray new_array(JNIEnv *jni, int kind, jsize n)
+{
+    switch (kind) {
+    case 0:
+        return (*jni)->NewBooleanArray(jni, n);
+    case 1:
+        return (*jni)->NewByteArray(jni, n);
+    case 2:
+        return (*jni)->NewCharArray(jni, n);
+    case 3:
+        return (*jni)->NewShortArray(jni, n);
+    case 4:
+        return (*jni)->NewIntArray(jni, n);
+    case 5:
+        return (*jni)->NewFloatArray(jni, n);
+    case 6:
+        return (*jni)->NewLongArray(jni, n);
+    case 7:
+        return (*jni)->NewDoubleArray(jni, n);
+    default: {
+        jclass object = (*jni)->FindClass(jni, "java/lang/Object");
+        jarray a = object ? (*jni)->NewObjectArray(jni, n, object, NULL) : NULL;
+        if (object) (*jni)->DeleteLocalRef(jni, object);
+        return a;
+    }
+    }
+}
+
+#define PROBES 40
+
+static bool learn_layout(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+    jlong size[9][PROBES];
+    for (int k = 0; k < 9; k++)
+        for (jsize n = 0; n < PROBES; n++) {
+            jarray a = new_array(jni, k, n);
+            if (a == NULL || (*jvmti)->GetObjectSize(jvmti, a, &size[k][n]) != JVMTI_ERROR_NONE) {
+                (*jni)->ExceptionClear(jni);
+                return false;
+            }
+            (*jni)->DeleteLocalRef(jni, a);
+        }
+    /* Alignment: the smallest step between byte array sizes. */
+    align = 0;
+    for (int n = 1; n < PROBES; n++) {
+        jint step = (jint)(size[1][n] - size[1][n - 1]);
+        if (step > 0 && (align == 0 || step < align)) align = step;
+    }
+    if (align <= 0 || (align & (align - 1))) return false;
+    for (int k = 0; k < 9; k++) {
+        bool found = false;
+        for (jint sh = 0; sh <= 3 && !found; sh++)
+            for (jint b = 0; b < 64 && !found; b++) {
+                found = true;
+                for (int n = 0; n < PROBES && found; n++)
+                    found =
+                        ((b + ((jlong)n << sh) + align - 1) & ~(jlong)(align - 1)) == size[k][n];
+                if (found) {
+                    base[k] = b;
+                    shift[k] = sh;
+                }
+            }
+        if (!found) return false;
+    }
+    return true;
+}
+
+/* Objects that exist before counting starts are tagged (site bits 0), so
+ * that the live count never takes them for uncounted allocations. */
+static jint JNICALL tag_existing(jlong class_tag, jlong size, jlong *tag_ptr, jint length,
+                                 void *user_data)
+{
+    (void)class_tag, (void)size, (void)length, (void)user_data;
+    *tag_ptr = (jlong)hp_objid_new(0);
+    return 0;
+}
+
+void hp_sites_exact_vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+    tracker = hp_instr_class(HP_SITES_CLASS);
+    jmethodID engage = tracker ? (*jni)->GetStaticMethodID(jni, tracker, "engage", "()V") : NULL;
+    m_retire = tracker
+                   ? (*jni)->GetStaticMethodID(jni, tracker, "retire", "()Ljava/lang/HprofSites;")
+                   : NULL;
+    m_states = tracker
+                   ? (*jni)->GetStaticMethodID(jni, tracker, "states", "()[Ljava/lang/HprofSites;")
+                   : NULL;
+    if (tracker) {
+        f_thread = (*jni)->GetFieldID(jni, tracker, "thread", "Ljava/lang/Thread;");
+        f_n = (*jni)->GetFieldID(jni, tracker, "n", "I");
+        f_keys = (*jni)->GetFieldID(jni, tracker, "keys", "[I");
+        f_cnt = (*jni)->GetFieldID(jni, tracker, "cnt", "[J");
+        f_bytes = (*jni)->GetFieldID(jni, tracker, "bytes", "[J");
+        f_kid = (*jni)->GetFieldID(jni, tracker, "kid", "[I");
+    }
+    if ((*jni)->ExceptionCheck(jni) || !engage || !m_retire || !m_states || !f_thread || !f_n ||
+        !f_keys || !f_cnt || !f_bytes || !f_kid) {
+        (*jni)->ExceptionClear(jni);
+        tracker = NULL;
+        hp_error("heap=sites: the tracker class is not usable; no SITES data");
+        return;
+    }
+    if (!learn_layout(jvmti, jni)) {
+        tracker = NULL;
+        hp_error("heap=sites: cannot learn the JVM's array layout; no SITES data");
+        return;
+    }
+    jvmtiHeapCallbacks cb;
+    memset(&cb, 0, sizeof cb);
+    cb.heap_iteration_callback = tag_existing;
+    hp_jvmti_ok(jvmti,
+                (*jvmti)->IterateThroughHeap(jvmti, JVMTI_HEAP_FILTER_TAGGED, NULL, &cb, NULL),
+                "IterateThroughHeap");
+    (*jni)->CallStaticVoidMethod(jni, tracker, engage);
+    if ((*jni)->ExceptionCheck(jni)) {
+        (*jni)->ExceptionDescribe(jni);
+        tracker = NULL;
+        hp_error("heap=sites: the tracker class could not start; no SITES data");
+        return;
+    }
+    atomic_store(&recording, true);
+    hp_jvmti_ok(
+        jvmti,
+        (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_OBJECT_ALLOC, NULL),
+        "SetEventNotificationMode");
+}
+
+void hp_sites_exact_vm_death(jvmtiEnv *jvmti)
+{
+    atomic_store(&recording, false);
+    hp_jvmti_ok(
+        jvmti,
+        (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_VM_OBJECT_ALLOC, NULL),
+        "SetEventNotificationMode");
+}
+
+/* ---- reading the tracker ---- */
+
+/* Per key, this dump's figures. */
+struct tally {
+    uint64_t objs, bytes;                    /* allocated */
+    uint64_t live, live_bytes, live_sampled; /* tagged objects found live */
+};
+
+static void *array_copy(JNIEnv *jni, jobject state, jfieldID f, jint n, bool is_long)
+{
+    jarray a = (*jni)->GetObjectField(jni, state, f);
+    void *out = malloc((is_long ? sizeof(jlong) : sizeof(jint)) * (size_t)(n ? n : 1));
+    if (a == NULL || out == NULL || (*jni)->GetArrayLength(jni, a) < n) {
+        free(out);
+        return NULL;
+    }
+    if (is_long)
+        (*jni)->GetLongArrayRegion(jni, a, 0, n, out);
+    else
+        (*jni)->GetIntArrayRegion(jni, a, 0, n, out);
+    (*jni)->DeleteLocalRef(jni, a);
+    if ((*jni)->ExceptionCheck(jni)) {
+        (*jni)->ExceptionClear(jni);
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* Calls add(key, objs, bytes) for every slot of a tracker state. */
+static void read_state(jvmtiEnv *jvmti, JNIEnv *jni, jobject state, uint32_t serial,
+                       void (*add)(uint32_t key, uint64_t objs, uint64_t bytes, void *ctx),
+                       void *ctx)
+{
+    jint n = (*jni)->GetIntField(jni, state, f_n);
+    if (n <= 0 || (int64_t)n * width > INT32_MAX) return;
+    if (hp.opt.thread && serial == 0) {
+        jobject thread = (*jni)->GetObjectField(jni, state, f_thread);
+        struct hp_thread *t = thread ? hp_thread_get(jvmti, thread) : NULL;
+        serial = t ? t->serial : HP_THREAD_SERIAL_UNKNOWN;
+        if (thread) (*jni)->DeleteLocalRef(jni, thread);
+    }
+    jint *keys = array_copy(jni, state, f_keys, n * width, false);
+    jlong *cnt = array_copy(jni, state, f_cnt, n, true);
+    jlong *bytes = array_copy(jni, state, f_bytes, n, true);
+    jint *kid = array_copy(jni, state, f_kid, n, false);
+    for (jint j = 0; keys && cnt && bytes && kid && j < n; j++) {
+        if (cnt[j] <= 0) continue;
+        uint32_t k = kid[j] > 0
+                         ? (uint32_t)kid[j]
+                         : hp_key_intern(hp.opt.thread ? serial : 0, keys + (size_t)j * width);
+        if (k == 0)
+            lost_key();
+        else
+            add(k, (uint64_t)cnt[j], (uint64_t)bytes[j], ctx);
+    }
+    free(keys);
+    free(cnt);
+    free(bytes);
+    free(kid);
+}
+
+static void add_to_key(uint32_t kid, uint64_t objs, uint64_t bytes, void *ctx)
+{
+    (void)ctx;
+    struct hp_key *k = hp_key_get(kid);
+    atomic_fetch_add_explicit(&k->objs, objs, memory_order_relaxed);
+    atomic_fetch_add_explicit(&k->bytes, bytes, memory_order_relaxed);
+}
+
+void hp_sites_exact_thread_end(jvmtiEnv *jvmti, JNIEnv *jni, struct hp_thread *t)
+{
+    if (tracker == NULL || t->agent) return;
+    pthread_mutex_lock(&fold_lock);
+    jobject state = (*jni)->CallStaticObjectMethod(jni, tracker, m_retire);
+    if ((*jni)->ExceptionCheck(jni))
+        (*jni)->ExceptionClear(jni);
+    else if (state)
+        read_state(jvmti, jni, state, t->serial, add_to_key, NULL);
+    if (state) (*jni)->DeleteLocalRef(jni, state);
+    pthread_mutex_unlock(&fold_lock);
+}
+
+struct tallies {
+    struct tally *t;
+    uint32_t n; /* keys 1..n */
+};
+
+static void add_to_tally(uint32_t kid, uint64_t objs, uint64_t bytes, void *ctx)
+{
+    struct tallies *ts = ctx;
+    if (kid > ts->n) return; /* made after this dump's count of keys: next dump */
+    ts->t[kid].objs += objs;
+    ts->t[kid].bytes += bytes;
+}
+
+/* Allocated counts per key: the running threads' slots plus what ended
+ * threads and the JVM added. */
+static void tally_allocated(jvmtiEnv *jvmti, JNIEnv *jni, struct tallies *ts)
+{
+    jobjectArray states = (*jni)->CallStaticObjectMethod(jni, tracker, m_states);
+    if ((*jni)->ExceptionCheck(jni)) {
+        (*jni)->ExceptionClear(jni);
+        states = NULL;
+    }
+    jint len = states ? (*jni)->GetArrayLength(jni, states) : 0;
+    for (jint i = 0; i < len; i++) {
+        jobject st = (*jni)->GetObjectArrayElement(jni, states, i);
+        if (st == NULL) continue;
+        read_state(jvmti, jni, st, 0, add_to_tally, ts);
+        (*jni)->DeleteLocalRef(jni, st);
+    }
+    if (states) (*jni)->DeleteLocalRef(jni, states);
+    for (uint32_t k = 1; k <= ts->n; k++) {
+        struct hp_key *key = hp_key_get(k);
+        ts->t[k].objs += atomic_load_explicit(&key->objs, memory_order_relaxed);
+        ts->t[k].bytes += atomic_load_explicit(&key->bytes, memory_order_relaxed);
+    }
+}
+
+/* ---- keys to sites ---- */
+
+static void want_methods(uint32_t n)
+{
+    for (uint32_t k = 1; k <= n; k++) {
+        uint32_t serial;
+        const jint *ints = atomic_load(&hp_key_get(k)->site) ? NULL : hp_key_ints(k, &serial);
+        const struct hp_bsite *b = ints ? hp_bsite_get(ints[0]) : NULL;
+        if (b == NULL) continue;
+        hp_instr_want(b->mnum);
+        for (int j = 1; j < width; j++)
+            if (ints[j] >= 0) hp_instr_want(ints[j]);
+    }
+}
+
+/* A location of the rewritten method on the site's original line: the
+ * JVM's line table maps rewritten offsets. -1 (unknown line) if none. */
+static jlocation site_location(jvmtiEnv *jvmti, JNIEnv *jni, jmethodID mid, int32_t line)
+{
+    const struct hp_method *m = mid ? hp_method_get(jvmti, jni, mid) : NULL;
+    for (jint i = 0; m && line > 0 && i < m->n_lines; i++)
+        if (m->lines[i].line_number == line) return m->lines[i].start_location;
+    return -1;
+}
+
+/* The site of a tracker key: the class of its objects and the trace (the
+ * allocating method at the site's line, then the shadow stack's callers,
+ * whose lines are unknown). 0 while its class or a method is unknown. */
+static uint32_t resolve(jvmtiEnv *jvmti, JNIEnv *jni, uint32_t k)
+{
+    uint32_t thread_serial;
+    const jint *ints = hp_key_ints(k, &thread_serial);
+    const struct hp_bsite *b = ints ? hp_bsite_get(ints[0]) : NULL;
+    if (b == NULL) return 0;
+    uint32_t cls = atomic_load_explicit(&b->class_serial, memory_order_acquire);
+    if (cls == 0) return 0;
+    jvmtiFrameInfo frames[64];
+    jint n = 0;
+    if (hp.opt.depth > 0) {
+        frames[n].method = hp_instr_method(b->mnum);
+        frames[n++].location = site_location(jvmti, jni, frames[0].method, b->line);
+        /* Callers only if the shadow stack's top is the allocating method
+         * (not so on threads whose older frames predate counting). */
+        if (width > 1 && ints[1] == b->mnum)
+            for (int j = 2; j < width && ints[j] >= 0 && n < hp.opt.depth; j++) {
+                frames[n].method = hp_instr_method(ints[j]);
+                frames[n++].location = -1;
+            }
+    }
+    for (jint i = 0; i < n; i++)
+        if (frames[i].method == NULL) return 0;
+    uint32_t trace = hp_trace_from_frames(jvmti, jni, frames, n, thread_serial);
+    return hp_site_intern(cls, trace);
+}
+
+/* ---- liveness ---- */
+
+/* Class object tag -> class serial, for the heap walk's class_tag. */
+struct class_map {
+    jlong *tags;
+    uint32_t *serial;
+    uint32_t mask;
+};
+
+static uint32_t map_slot(const struct class_map *m, jlong tag)
+{
+    uint64_t h = (uint64_t)tag * 0x9E3779B97F4A7C15ull;
+    uint32_t i = (uint32_t)(h >> 32) & m->mask;
+    while (m->tags[i] != 0 && m->tags[i] != tag)
+        i = (i + 1) & m->mask;
+    return i;
+}
+
+struct walk {
+    struct class_map map;
+    struct tally *t;
+    uint32_t n_keys;
+    uint64_t *u_objs, *u_bytes; /* per class serial - base: untagged live objects */
+};
+
+/* Runs on the VM thread with the world stopped: no locks, no output. */
+static jint JNICALL count_live(jlong class_tag, jlong size, jlong *tag_ptr, jint length,
+                               void *user_data)
+{
+    (void)length;
+    struct walk *w = user_data;
+    if (*tag_ptr != 0) {
+        uint32_t bits = hp_objid_site((hp_objid_t)*tag_ptr);
+        uint32_t k = bits & HP_KEY_MAX;
+        if (k == 0 || k > w->n_keys) return 0;
+        w->t[k].live++;
+        w->t[k].live_bytes += (uint64_t)size;
+        if (bits & HP_KEY_SAMPLED) w->t[k].live_sampled++;
+        return 0;
+    }
+    if (class_tag == 0) return 0;
+    uint32_t i = map_slot(&w->map, class_tag);
+    if (w->map.tags[i] == 0) return 0;
+    uint32_t c = w->map.serial[i] - HP_CLASS_SERIAL_BASE;
+    w->u_objs[c]++;
+    w->u_bytes[c] += (uint64_t)size;
+    return 0;
+}
+
+static bool walk_heap(jvmtiEnv *jvmti, struct walk *w, uint32_t n_classes)
+{
+    uint32_t cap = 16;
+    while (cap < 2 * n_classes + 2)
+        cap *= 2;
+    w->map.tags = calloc(cap, sizeof *w->map.tags);
+    w->map.serial = calloc(cap, sizeof *w->map.serial);
+    w->map.mask = cap - 1;
+    w->u_objs = calloc((size_t)n_classes + 1, sizeof *w->u_objs);
+    w->u_bytes = calloc((size_t)n_classes + 1, sizeof *w->u_bytes);
+    if (!w->map.tags || !w->map.serial || !w->u_objs || !w->u_bytes) return false;
+    for (uint32_t c = 0; c < n_classes; c++) {
+        const struct hp_class *k = hp_class_get(HP_CLASS_SERIAL_BASE + c);
+        if (k == NULL || k->obj == 0) continue;
+        uint32_t i = map_slot(&w->map, (jlong)k->obj);
+        w->map.tags[i] = (jlong)k->obj;
+        w->map.serial[i] = k->serial;
+    }
+    hp_jvmti_ok(jvmti, (*jvmti)->ForceGarbageCollection(jvmti), "ForceGarbageCollection");
+    jvmtiHeapCallbacks cb;
+    memset(&cb, 0, sizeof cb);
+    cb.heap_iteration_callback = count_live;
+    return hp_jvmti_ok(jvmti, (*jvmti)->IterateThroughHeap(jvmti, 0, NULL, &cb, w),
+                       "IterateThroughHeap");
+}
+
+/* Per class: the untagged live objects are split over the class's keys by
+ * their estimated untagged survivors (sampled tags), or by their untagged
+ * allocations when no sampled tag survived; never more than a key's untagged
+ * allocations. A class allocated at one key only is exact. */
+struct class_sum {
+    double est, untagged;
+};
+
+static void estimate(const struct walk *w, uint32_t n_keys, const uint32_t *cls,
+                     struct hp_sites_live *live, const uint32_t *site_of)
+{
+    uint32_t n_classes = hp_class_count();
+    struct class_sum *cs = calloc((size_t)n_classes + 1, sizeof *cs);
+    double *est = calloc((size_t)n_keys + 1, sizeof *est);
+    if (cs == NULL || est == NULL) {
+        free(cs);
+        free(est);
+        return;
+    }
+    for (uint32_t k = 1; k <= n_keys; k++) {
+        if (cls[k] == 0 || cls[k] - HP_CLASS_SERIAL_BASE >= n_classes) continue;
+        const struct hp_key *key = hp_key_get(k);
+        const struct tally *t = &w->t[k];
+        uint64_t tagged = atomic_load(&key->tagged), sampled = atomic_load(&key->sampled);
+        double untagged = t->objs > tagged ? (double)(t->objs - tagged) : 0;
+        est[k] = sampled ? untagged * (double)t->live_sampled / (double)sampled : 0;
+        cs[cls[k] - HP_CLASS_SERIAL_BASE].est += est[k];
+        cs[cls[k] - HP_CLASS_SERIAL_BASE].untagged += untagged;
+    }
+    for (uint32_t k = 1; k <= n_keys; k++) {
+        uint32_t site = site_of[k];
+        if (site == 0 || site > live->n_sites) continue;
+        const struct tally *t = &w->t[k];
+        uint64_t objs = t->live, bytes = t->live_bytes;
+        uint32_t c = cls[k] - HP_CLASS_SERIAL_BASE;
+        if (cls[k] != 0 && c < n_classes && w->u_objs[c] > 0) {
+            const struct hp_key *key = hp_key_get(k);
+            uint64_t tagged = atomic_load(&key->tagged);
+            double untagged = t->objs > tagged ? (double)(t->objs - tagged) : 0;
+            double share = cs[c].est > 0        ? est[k] / cs[c].est
+                           : cs[c].untagged > 0 ? untagged / cs[c].untagged
+                                                : 0;
+            double n = share * (double)w->u_objs[c] + 0.5;
+            if (n > untagged) n = untagged;
+            uint64_t extra = (uint64_t)n;
+            objs += extra;
+            bytes += (uint64_t)((double)w->u_bytes[c] * (double)extra / (double)w->u_objs[c]);
+        }
+        live->objs[site] += objs * HP_SITE_ONE;
+        live->bytes[site] += bytes;
+    }
+    free(cs);
+    free(est);
+}
+
+bool hp_sites_exact_collect(jvmtiEnv *jvmti, JNIEnv *jni, struct hp_sites_live *live)
+{
+    memset(live, 0, sizeof *live);
+    if (tracker == NULL) return false;
+    pthread_mutex_lock(&fold_lock);
+    struct walk w = {.n_keys = hp_key_count()};
+    uint32_t n_classes = hp_class_count();
+    struct tallies ts = {.n = w.n_keys};
+    ts.t = w.t = calloc((size_t)w.n_keys + 1, sizeof *w.t);
+    uint32_t *cls = calloc((size_t)w.n_keys + 1, sizeof *cls);
+    uint32_t *site_of = calloc((size_t)w.n_keys + 1, sizeof *site_of);
+    bool ok = ts.t && cls && site_of && walk_heap(jvmti, &w, n_classes);
+    if (ok) {
+        /* After the walk: every live object was allocated before this count. */
+        tally_allocated(jvmti, jni, &ts);
+        want_methods(ts.n);
+        hp_instr_resolve(jvmti, jni);
+        for (uint32_t k = 1; k <= ts.n; k++) {
+            struct hp_key *key = hp_key_get(k);
+            uint32_t site = atomic_load(&key->site);
+            if (site == 0 && ts.t[k].objs > 0 && (site = resolve(jvmti, jni, k)) != 0)
+                atomic_store(&key->site, site);
+            site_of[k] = site;
+            cls[k] = hp_site_class_serial(site);
+        }
+        live->n_sites = hp_site_count();
+        live->objs = calloc((size_t)live->n_sites + 1, sizeof *live->objs);
+        live->bytes = calloc((size_t)live->n_sites + 1, sizeof *live->bytes);
+        uint64_t *objs = calloc((size_t)live->n_sites + 1, sizeof *objs);
+        uint64_t *bytes = calloc((size_t)live->n_sites + 1, sizeof *bytes);
+        ok = live->objs && live->bytes && objs && bytes;
+        if (ok) {
+            for (uint32_t k = 1; k <= ts.n; k++) {
+                if (site_of[k] == 0 || site_of[k] > live->n_sites) continue;
+                uint64_t b = ts.t[k].bytes;
+                uint32_t serial;
+                const jint *ints = hp_key_ints(k, &serial);
+                const struct hp_bsite *bs = ints ? hp_bsite_get(ints[0]) : NULL;
+                if (bs && (ints[0] & HP_BSITE_KIND_MASK) == HP_BSITE_INSTANCE)
+                    b = ts.t[k].objs * atomic_load(&bs->instance_size);
+                ts.t[k].bytes = b;
+                objs[site_of[k]] += ts.t[k].objs;
+                bytes[site_of[k]] += b;
+            }
+            for (uint32_t s = 1; s <= live->n_sites; s++) {
+                struct hp_site *site = hp_site_get(s);
+                if (site == NULL) continue;
+                atomic_store(&site->alloc_objs, objs[s] * HP_SITE_ONE);
+                atomic_store(&site->alloc_bytes, bytes[s]);
+            }
+            estimate(&w, ts.n, cls, live, site_of);
+        }
+        free(objs);
+        free(bytes);
+    }
+    pthread_mutex_unlock(&fold_lock);
+    if (!ok) {
+        hp_error("out of memory counting allocation sites");
+        hp_sites_live_free(live);
+    }
+    free(w.map.tags);
+    free(w.map.serial);
+    free(w.u_objs);
+    free(w.u_bytes);
+    free(ts.t);
+    free(cls);
+    free(site_of);
+    return ok;
+}

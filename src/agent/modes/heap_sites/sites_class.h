@@ -1,0 +1,11 @@
+/* The class file of java.lang.HprofSites, compiled from
+ * instrument/java/java/lang/HprofSites.java and embedded at build time. */
+#ifndef HPROF_HEAP_SITES_CLASS_H
+#define HPROF_HEAP_SITES_CLASS_H
+
+#include <stddef.h>
+
+extern const unsigned char hp_sites_class[];
+extern const size_t hp_sites_class_len;
+
+#endif
