@@ -133,10 +133,8 @@ static bool utf8_of(struct sp *s, uint64_t id, uint64_t *ours)
 
 /* --- the dumped-object bitmap -------------------------------------------- */
 
-static uint8_t *block(struct sp *s, uint64_t id, bool create)
+static uint8_t *block_slow(struct sp *s, uint64_t key, bool create)
 {
-    uint64_t key = (id >> BLOCK_SHIFT) + 1;
-    if (key == s->cached_key) return s->cached;
     uint64_t v;
     uint8_t *b = NULL;
     if (hd_map_get(&s->blocks, key, &v)) {
@@ -154,6 +152,13 @@ static uint8_t *block(struct sp *s, uint64_t id, bool create)
         s->cached = b;
     }
     return b;
+}
+
+/* Objects come in address order, so the last block nearly always serves. */
+static inline uint8_t *block(struct sp *s, uint64_t id, bool create)
+{
+    uint64_t key = (id >> BLOCK_SHIFT) + 1;
+    return key == s->cached_key ? s->cached : block_slow(s, key, create);
 }
 
 static bool mark(struct sp *s, uint64_t id)
@@ -541,28 +546,27 @@ static bool run_pass(struct sp *s)
     }
 }
 
-/* Nulls the elements of arrays that cited objects the dump never held. */
+/* Nulls the elements of arrays that cited objects the dump never held. The
+ * arrays are re-read in file order through the (now free) buffer. */
 static bool apply_fixes(struct sp *s)
 {
     static const uint8_t null_id[HP_ID_SIZE];
-    uint8_t ids_buf[4096];
+    uint64_t start = 0, end = 0; /* the file bytes in buf */
     for (size_t f = 0; f < s->n_fixes; f++) {
         const struct fix *x = &s->fixes[f];
-        for (uint32_t i = 0; i < x->n;) {
-            uint32_t k = x->n - i;
-            if (k > sizeof ids_buf / HP_ID_SIZE) k = sizeof ids_buf / HP_ID_SIZE;
-            size_t bytes = (size_t)k * HP_ID_SIZE;
-            if (pread(s->pub->fd, ids_buf, bytes, (off_t)(x->in + (uint64_t)i * HP_ID_SIZE)) !=
-                (ssize_t)bytes)
-                return fail(s, "cannot re-read the JVM's dump");
-            for (uint32_t j = 0; j < k; j++) {
-                uint64_t e = be8(ids_buf + (size_t)j * HP_ID_SIZE);
-                if (e == 0 || dumped(s, e)) continue;
-                if (!hp_out_patch(x->out + (uint64_t)(i + j) * HP_ID_SIZE, null_id, HP_ID_SIZE))
-                    return fail(s, "cannot null a reference in the output");
-                s->pub->nulled++;
+        for (uint64_t i = 0; i < x->n; i++) {
+            uint64_t at = x->in + i * HP_ID_SIZE;
+            if (at < start || at + HP_ID_SIZE > end) {
+                ssize_t r = pread(s->pub->fd, s->buf, BUF_SIZE, (off_t)at);
+                if (r < HP_ID_SIZE) return fail(s, "cannot re-read the JVM's dump");
+                start = at;
+                end = at + (uint64_t)r;
             }
-            i += k;
+            uint64_t e = be8(s->buf + (at - start));
+            if (e == 0 || dumped(s, e)) continue;
+            if (!hp_out_patch(x->out + i * HP_ID_SIZE, null_id, HP_ID_SIZE))
+                return fail(s, "cannot null a reference in the output");
+            s->pub->nulled++;
         }
     }
     return true;
