@@ -76,7 +76,7 @@ def make_case(env):
             depth = re.search(r"depth=(\d+)", options)
             exact = ("alloc_interval=" not in options and "heap=all" not in options
                      and (depth is None or int(depth.group(1)) <= EXACT_MAX_DEPTH))
-            return sites.frame("SitesProg", method, None if exact else line[site])
+            return sites.frame("SitesProg", method, None if exact else line.get(site))
 
         def check_basic(self, t, n, keep, caller=("main", "dispatch"), options=""):
             r = self.one_row(t, ITEM, [self.at("allocate", "basic"), self.caller(*caller, options)])
@@ -199,6 +199,47 @@ def make_case(env):
                     self.assertEqual((rows[0]["alloc_objs"], rows[0]["alloc_bytes"]), (n, n * 16))
                 else:
                     self.assertEqual(rows, [])
+
+        def test_deep_traces(self):
+            # Callers come from the shadow stack: recursion repeats a
+            # method, and frames an exception unwound are gone.
+            n = 3000
+            for binary in (False, True):
+                _, t = self.run_prog("deep", ",cutoff=0,depth=6", "deep", n, binary=binary)
+                rec = [sites.frame("SitesProg", "rec", None)] * 3
+                r = self.one_row(t, ITEM, [self.at("rec", "rec")])
+                self.assertEqual(r["frames"], [self.at("rec", "rec")] + rec +
+                                 [self.caller("deep", None), self.caller("main", None)])
+                self.assertEqual((r["alloc_objs"], r["alloc_bytes"]), (n, n * ITEM_SIZE))
+                r = self.one_row(t, ITEM, [self.at("deep", "aftercatch")])
+                self.assertEqual(r["frames"], [self.at("deep", "aftercatch"),
+                                               self.caller("main", None)])
+                self.assertEqual(r["alloc_objs"], n)
+
+        def test_same_counts_as_jvmti_route(self):
+            # Per (class, top frame) in application code, the rewritten
+            # route counts what JVM TI SampledObjectAlloc at interval 0
+            # (the route taken for depth > 31) counts.
+            def by_top(t):
+                out = {}
+                for r in t.rows:
+                    if r["frames"] and r["frames"][0][0] == "SitesProg":
+                        k = (r["cls"], r["frames"][0])
+                        a, b = out.get(k, (0, 0))
+                        out[k] = (a + r["alloc_objs"], b + r["alloc_bytes"])
+                return out
+            _, exact = self.run_prog("mixed", ",cutoff=0,depth=1", "mixed", 20000)
+            _, jvmti = self.run_prog("mixed_jvmti", ",cutoff=0,depth=32", "mixed", 20000)
+            exact, jvmti = by_top(exact), by_top(jvmti)
+            self.assertGreaterEqual(len(exact), 8)
+            for k, v in exact.items():
+                self.assertEqual(v, jvmti.get(k), k)
+            # Only the JVM TI route sees the strings the JVM makes when an
+            # ldc of a string constant is first resolved (README).
+            for k, v in jvmti.items():
+                if k not in exact:
+                    self.assertIn(k[0], ("java.lang.String", "byte[]"), k)
+                    self.assertLessEqual(v[0], 10, k)
 
         def test_threads_add_up(self):
             threads, n = 8, 5000

@@ -96,6 +96,45 @@ public class SitesProg {
         for (Thread th : ts) th.join();
     }
 
+    static Item rec(int d) {
+        if (d == 0) return new Item(d); // SITE rec
+        return rec(d - 1);
+    }
+
+    static void thrower(int d) {
+        if (d == 0) throw new IllegalStateException();
+        thrower(d - 1);
+    }
+
+    // Traces deeper than the allocating method: recursion, and an
+    // allocation right after an exception unwound several frames.
+    static void deep(int n) {
+        for (int i = 0; i < n; i++) {
+            sink = rec(3);
+            try {
+                thrower(5);
+            } catch (IllegalStateException e) {
+                sink = new Item(i); // SITE aftercatch
+            }
+        }
+    }
+
+    // Allocations of many kinds in application code, for comparing the
+    // two routes.
+    static void mixed(int n) {
+        java.util.Map<Integer, String> m = new java.util.HashMap<>();
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < n; i++) {
+            m.put(i % 97, new String(new char[i % 13]));
+            sb.append(new int[i % 7].length);
+            Object[][] grid = new Object[i % 3 + 1][i % 5];
+            kept.add(i % 10 == 0 ? grid : new Item(i));
+            sink = new long[i % 11];
+            if (sb.length() > 1000) sb = new StringBuilder();
+        }
+        sink = m;
+    }
+
     static volatile boolean stop;
 
     // Allocates at the basic site, then keeps two threads allocating
@@ -127,6 +166,8 @@ public class SitesProg {
             case "large": large(n); break;
             case "serve": serve(n, Integer.parseInt(args[2])); break;
             case "box": boxing(n); break;
+            case "deep": deep(n); break;
+            case "mixed": mixed(n); break;
             case "threads": threads(Integer.parseInt(args[2]), n); break;
             default: throw new IllegalArgumentException(args[0]);
         }
