@@ -82,17 +82,24 @@ static bool find_bean(JNIEnv *jni, char *why, size_t n)
     return ok;
 }
 
-/* Next to a file output (same file system, so no second disk is needed),
- * else in $TMPDIR. HotSpot wants the .hprof suffix and a new file. */
+/* Next to a file output (same file system: no second disk needs the space)
+ * when that directory is writable, else in $TMPDIR. HotSpot wants the
+ * .hprof suffix and a file that does not exist. */
 static void temp_path(char *out, size_t n)
 {
     const char *dir = getenv("TMPDIR");
-    int len = dir && *dir ? (int)strlen(dir) : 4;
-    if (!dir || !*dir) dir = "/tmp";
+    if (dir == NULL || *dir == '\0') dir = "/tmp";
+    int len = (int)strlen(dir);
     if (!hp.opt.net_host && hp.output_name) {
         const char *slash = strrchr(hp.output_name, '/');
-        dir = slash ? hp.output_name : ".";
-        len = slash ? (slash == hp.output_name ? 1 : (int)(slash - hp.output_name)) : 1;
+        const char *odir = slash ? hp.output_name : ".";
+        int olen = slash ? (slash == hp.output_name ? 1 : (int)(slash - hp.output_name)) : 1;
+        char probe[PATH_MAX];
+        snprintf(probe, sizeof probe, "%.*s", olen, odir);
+        if (access(probe, W_OK | X_OK) == 0) {
+            dir = odir;
+            len = olen;
+        }
     }
     snprintf(out, n, "%.*s/.hprof-dump-%ld-%u.hprof", len, dir, (long)getpid(), ++hs.files);
 }

@@ -1,0 +1,365 @@
+/* Unit tests of splice.c on a small hand-made dump in HotSpot's layout:
+ * serials remapped, names interned, dangling array elements nulled (in
+ * place at the end while copying a growing file, inline in two passes), and
+ * a dump that fails midway leaves no heap dump record in the output. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <pthread.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "io/writer.h"
+#include "modes/heap_dump/splice.h"
+
+struct bytes {
+    uint8_t *p;
+    size_t len, cap;
+};
+
+static void put(struct bytes *b, const void *p, size_t n)
+{
+    if (b->len + n > b->cap) {
+        b->cap = (b->len + n) * 2;
+        b->p = realloc(b->p, b->cap);
+        assert_non_null(b->p);
+    }
+    memcpy(b->p + b->len, p, n);
+    b->len += n;
+}
+static void u1(struct bytes *b, uint8_t v)
+{
+    put(b, &v, 1);
+}
+static void u2(struct bytes *b, uint16_t v)
+{
+    u1(b, (uint8_t)(v >> 8));
+    u1(b, (uint8_t)v);
+}
+static void u4(struct bytes *b, uint32_t v)
+{
+    u2(b, (uint16_t)(v >> 16));
+    u2(b, (uint16_t)v);
+}
+static void u8(struct bytes *b, uint64_t v)
+{
+    u4(b, (uint32_t)(v >> 32));
+    u4(b, (uint32_t)v);
+}
+static uint32_t be4(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+static uint64_t be8(const uint8_t *p)
+{
+    return (uint64_t)be4(p) << 32 | be4(p + 4);
+}
+
+static void rec(struct bytes *b, uint8_t tag, const struct bytes *body)
+{
+    u1(b, tag);
+    u4(b, 0);
+    u4(b, (uint32_t)body->len);
+    put(b, body->p, body->len);
+}
+
+static void utf8(struct bytes *b, uint64_t id, const char *s)
+{
+    struct bytes r = {0};
+    u8(&r, id);
+    put(&r, s, strlen(s));
+    rec(b, 0x01, &r);
+    free(r.p);
+}
+
+/* Objects: Foo instances 0x1000 and 0x1010 (field x), an Object[3] at
+ * 0x1008 citing 0x1010 before its record, 0x5000 (never dumped) and null,
+ * an int[2] at 0x1018. Thread 1 with trace 2 of one frame. */
+static struct bytes make_dump(uint8_t bad_subrecord)
+{
+    struct bytes b = {0}, r = {0};
+    put(&b, "JAVA PROFILE 1.0.2", 19);
+    u4(&b, 8);
+    u8(&b, 0);
+    utf8(&b, 0x900, "Foo");
+    utf8(&b, 0x901, "x");
+    utf8(&b, 0x902, "main");
+    utf8(&b, 0x903, "()V");
+    utf8(&b, 0x904, "Foo.java");
+    utf8(&b, 0x905, "[Ljava/lang/Object;");
+    u4(&r, 1), u8(&r, 0x2000), u4(&r, 1), u8(&r, 0x900);
+    rec(&b, 0x02, &r);
+    r.len = 0;
+    u4(&r, 2), u8(&r, 0x2100), u4(&r, 1), u8(&r, 0x905);
+    rec(&b, 0x02, &r);
+    r.len = 0;
+    u8(&r, 1), u8(&r, 0x902), u8(&r, 0x903), u8(&r, 0x904), u4(&r, 1), u4(&r, 7);
+    rec(&b, 0x04, &r);
+    r.len = 0;
+    u4(&r, 1), u4(&r, 0), u4(&r, 0);
+    rec(&b, 0x05, &r);
+    r.len = 0;
+    u4(&r, 2), u4(&r, 1), u4(&r, 1), u8(&r, 1);
+    rec(&b, 0x05, &r);
+    r.len = 0;
+    for (uint64_t cls = 0x2000; cls <= 0x2100; cls += 0x100) {
+        u1(&r, 0x20), u8(&r, cls), u4(&r, 1);
+        for (int i = 0; i < 6; i++)
+            u8(&r, 0);
+        u4(&r, cls == 0x2000 ? 8 : 0);
+        u2(&r, 0), u2(&r, 0);
+        u2(&r, cls == 0x2000 ? 1 : 0);
+        if (cls == 0x2000) u8(&r, 0x901), u1(&r, 2);
+    }
+    u1(&r, 0x08), u8(&r, 0x1000), u4(&r, 1), u4(&r, 2);
+    u1(&r, 0x03), u8(&r, 0x1010), u4(&r, 1), u4(&r, 0);
+    u1(&r, 0x21), u8(&r, 0x1000), u4(&r, 1), u8(&r, 0x2000), u4(&r, 8), u8(&r, 0x1010);
+    u1(&r, 0x22), u8(&r, 0x1008), u4(&r, 1), u4(&r, 3), u8(&r, 0x2100);
+    u8(&r, 0x1010), u8(&r, 0x5000), u8(&r, 0);
+    if (bad_subrecord) u1(&r, bad_subrecord);
+    u1(&r, 0x21), u8(&r, 0x1010), u4(&r, 1), u8(&r, 0x2000), u4(&r, 8), u8(&r, 0);
+    u1(&r, 0x23), u8(&r, 0x1018), u4(&r, 1), u4(&r, 2), u1(&r, 10), u4(&r, 1), u4(&r, 2);
+    rec(&b, 0x1C, &r);
+    r.len = 0;
+    rec(&b, 0x2C, &r);
+    free(r.p);
+    return b;
+}
+
+static FILE *input_file(const struct bytes *b, size_t n)
+{
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    assert_int_equal(fwrite(b->p, 1, n, f), n);
+    fflush(f);
+    return f;
+}
+
+static FILE *output;
+
+static void open_output(void)
+{
+    output = tmpfile();
+    assert_non_null(output);
+    hp_out_open(dup(fileno(output)), false, "test output");
+}
+
+static struct bytes close_output(void)
+{
+    hp_out_close();
+    struct bytes out = {0};
+    uint8_t chunk[4096];
+    size_t n;
+    rewind(output);
+    while ((n = fread(chunk, 1, sizeof chunk, output)) > 0)
+        put(&out, chunk, n);
+    fclose(output);
+    return out;
+}
+
+/* What a spliced output holds, found by walking its records. */
+struct found {
+    uint32_t trace_serial, trace_thread, class_serial, dummy_traces;
+    uint64_t x_name, field_name, segments, frame_id, trace_frame;
+    uint32_t root_thread, root_trace, frame_root_thread;
+    uint64_t elems[3];
+};
+
+static struct found walk(const struct bytes *out)
+{
+    struct found f = {0};
+    for (size_t pos = 0; pos < out->len;) {
+        const uint8_t *r = out->p + pos, *b = r + 9;
+        uint32_t len = be4(r + 5);
+        if (r[0] == 0x01 && len == 9 && b[8] == 'x') f.x_name = be8(b);
+        if (r[0] == 0x02 && f.class_serial == 0) f.class_serial = be4(b);
+        if (r[0] == 0x04) f.frame_id = be8(b);
+        if (r[0] == 0x05 && be4(b) == 1) f.dummy_traces++;
+        if (r[0] == 0x05 && be4(b) != 1) {
+            f.trace_serial = be4(b);
+            f.trace_thread = be4(b + 4);
+            f.trace_frame = be8(b + 12);
+        }
+        if (r[0] == 0x1C) {
+            f.segments++;
+            /* Layout as made: class dumps of 80 and 71 bytes, the first
+             * one's field at 71; two roots (17 bytes each), an instance (33),
+             * the array (25 + elements). */
+            f.field_name = be8(b + 71);
+            const uint8_t *root = b + 80 + 71;
+            f.root_thread = be4(root + 9);
+            f.root_trace = be4(root + 13);
+            f.frame_root_thread = be4(root + 17 + 9);
+            const uint8_t *arr = root + 34 + 33 + 25;
+            for (int i = 0; i < 3; i++)
+                f.elems[i] = be8(arr + 8 * i);
+        }
+        pos += 9 + len;
+    }
+    return f;
+}
+
+static void check_spliced(const struct found *f)
+{
+    assert_int_equal(f->segments, 1);
+    assert_true(f->class_serial > 0x40000000u);
+    assert_true(f->trace_serial > 0x40000000u);
+    assert_true(f->frame_id > (uint64_t)1 << 32);
+    assert_int_equal(f->trace_frame, f->frame_id);
+    assert_int_equal(f->root_trace, f->trace_serial);
+    assert_int_equal(f->root_thread, f->trace_thread);
+    assert_int_equal(f->frame_root_thread, f->trace_thread);
+    /* Our string table writes each name once per run: later outputs cite
+     * the first one's UTF8. */
+    static uint64_t x_name;
+    if (x_name == 0) x_name = f->x_name;
+    assert_true(x_name != 0 && f->field_name == x_name);
+    assert_int_equal(f->elems[0], 0x1010);
+    assert_int_equal(f->elems[1], 0);
+    assert_int_equal(f->elems[2], 0);
+}
+
+static enum hd_splice_result run(FILE *in, bool overlap, int jvm, struct hd_splice *sp)
+{
+    *sp = (struct hd_splice){.fd = fileno(in), .overlap = overlap};
+    atomic_init(&sp->jvm, jvm);
+    return hd_splice_run(sp);
+}
+
+static void test_overlap_then_two_passes(void **state)
+{
+    (void)state;
+    struct bytes dump = make_dump(0);
+    FILE *in = input_file(&dump, dump.len);
+    struct hd_splice sp;
+    open_output();
+    assert_int_equal(run(in, true, HD_JVM_DONE, &sp), HD_SPLICE_OK);
+    struct bytes out = close_output();
+    struct found f = walk(&out);
+    check_spliced(&f);
+    assert_int_equal(f.dummy_traces, 1);
+    assert_int_equal(sp.objects, 6);
+    assert_int_equal(sp.nulled, 1);
+    free(out.p);
+
+    /* Socket-style, in two passes: same result, new numbers, and the dummy
+     * trace (already in the output) is not repeated. */
+    open_output();
+    assert_int_equal(run(in, false, HD_JVM_DONE, &sp), HD_SPLICE_OK);
+    out = close_output();
+    struct found g = walk(&out);
+    check_spliced(&g);
+    assert_int_equal(g.dummy_traces, 0);
+    assert_int_equal(sp.nulled, 1);
+    assert_true(g.class_serial > f.class_serial);
+    assert_true(g.trace_serial > f.trace_serial);
+    assert_true(g.frame_id > f.frame_id);
+    free(out.p);
+    fclose(in);
+    free(dump.p);
+}
+
+struct grower {
+    FILE *f;
+    const struct bytes *dump;
+    struct hd_splice *sp;
+};
+
+/* Plays the JVM: writes the dump in small pieces, then says it is done. */
+static void *grow(void *arg)
+{
+    struct grower *g = arg;
+    for (size_t at = 0; at < g->dump->len; at += 100) {
+        size_t n = g->dump->len - at < 100 ? g->dump->len - at : 100;
+        assert_int_equal(fwrite(g->dump->p + at, 1, n, g->f), n);
+        fflush(g->f);
+        struct timespec ts = {0, 200000};
+        nanosleep(&ts, NULL);
+    }
+    atomic_store(&g->sp->jvm, HD_JVM_DONE);
+    return NULL;
+}
+
+static void test_copies_a_growing_file(void **state)
+{
+    (void)state;
+    struct bytes dump = make_dump(0);
+    FILE *in = tmpfile();
+    assert_non_null(in);
+    struct hd_splice sp = {.fd = fileno(in), .overlap = true};
+    atomic_init(&sp.jvm, HD_JVM_WRITING);
+    struct grower g = {in, &dump, &sp};
+    pthread_t t;
+    open_output();
+    assert_int_equal(pthread_create(&t, NULL, grow, &g), 0);
+    assert_int_equal(hd_splice_run(&sp), HD_SPLICE_OK);
+    pthread_join(t, NULL);
+    struct bytes out = close_output();
+    struct found f = walk(&out);
+    check_spliced(&f);
+    assert_int_equal(sp.nulled, 1);
+    free(out.p);
+    fclose(in);
+    free(dump.p);
+}
+
+static void assert_no_heap_records(const struct bytes *out)
+{
+    for (size_t pos = 0; pos < out->len; pos += 9 + be4(out->p + pos + 5))
+        assert_true(out->p[pos] != 0x1C && out->p[pos] != 0x2C);
+}
+
+static void test_failed_dump_is_rolled_back(void **state)
+{
+    (void)state;
+    struct bytes dump = make_dump(0);
+    /* The JVM failed with half a segment written. */
+    FILE *in = input_file(&dump, dump.len - 40);
+    struct hd_splice sp;
+    open_output();
+    hp_out_write("before", 6);
+    assert_int_equal(run(in, true, HD_JVM_FAILED, &sp), HD_SPLICE_NOTHING);
+    assert_string_equal(sp.error, "the JVM's dumper failed");
+    struct bytes out = close_output();
+    assert_memory_equal(out.p, "before", 6);
+    struct bytes rest = {out.p + 6, out.len - 6, 0};
+    assert_no_heap_records(&rest);
+    free(out.p);
+    fclose(in);
+    free(dump.p);
+}
+
+static void test_unknown_sub_record_is_refused(void **state)
+{
+    (void)state;
+    struct bytes dump = make_dump(0x42);
+    FILE *in = input_file(&dump, dump.len);
+    struct hd_splice sp;
+    for (int overlap = 0; overlap < 2; overlap++) {
+        open_output();
+        assert_int_equal(run(in, overlap, HD_JVM_DONE, &sp), HD_SPLICE_NOTHING);
+        assert_non_null(strstr(sp.error, "unknown heap dump sub-record 0x42"));
+        struct bytes out = close_output();
+        assert_no_heap_records(&out);
+        free(out.p);
+    }
+    fclose(in);
+    free(dump.p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_overlap_then_two_passes),
+        cmocka_unit_test(test_copies_a_growing_file),
+        cmocka_unit_test(test_failed_dump_is_rolled_back),
+        cmocka_unit_test(test_unknown_sub_record_is_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
