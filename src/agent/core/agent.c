@@ -14,6 +14,7 @@
 #include "agent_thread.h"
 #include "dump.h"
 #include "error.h"
+#include "listener.h"
 #include "mode.h"
 #include "pause.h"
 
@@ -24,6 +25,7 @@
 struct hp_agent hp;
 
 static atomic_bool loaded;
+static int net_fd = -1; /* the net= socket, for the listener */
 
 JNIEnv *hp_jni(void)
 {
@@ -125,6 +127,7 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
     FOR_MODES(m)
     if ((*m)->vm_init) (*m)->vm_init(jvmti, jni);
     hp_out_flush();
+    if (net_fd >= 0) hp_listener_start(jvmti, jni, net_fd);
 }
 
 static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
@@ -135,6 +138,8 @@ static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
     hp_set_events(JVMTI_DISABLE, live_events, sizeof live_events / sizeof live_events[0]);
     const jvmtiEvent prepare = JVMTI_EVENT_CLASS_PREPARE;
     if (class_prepare_wanted()) hp_set_events(JVMTI_DISABLE, &prepare, 1);
+    /* Before the modes stop: a command running now still finds them. */
+    if (net_fd >= 0) hp_listener_stop();
     FOR_MODES(m)
     if ((*m)->vm_death) (*m)->vm_death(jvmti, jni);
     if (hp.opt.doe) hp_dump_all(jvmti, jni);
@@ -151,6 +156,7 @@ static bool open_output(void)
         int fd = hp_sink_connect(o->net_host, o->net_port);
         if (fd < 0) return false;
         hp_out_open(fd, true, hp.output_name ? hp.output_name : o->net_host);
+        net_fd = fd;
         return true;
     }
     const char *name = o->file ? o->file : hp_default_filename(o->format == HP_FORMAT_BINARY);
@@ -199,6 +205,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
     if (hp.opt.help) /* "help" that came from _JAVA_HPROF_OPTIONS alone */
         hp_fatal(HP_EXIT_USAGE, "hprof option error: Unknown option: help (%s)", hp.options_text);
     hp_set_verbose(hp.opt.verbose);
+    atomic_store(&hp.trace_depth, hp.opt.depth);
     hp_set_error_policy(hp.opt.errorexit, hp.opt.coredump || hp.opt.debug);
     if (hp.opt.pause) hp_pause(10000, 600000);
     if (hp.opt.msa) fputs("HPROF: msa=y has no effect on this platform\n", stderr);

@@ -19,6 +19,10 @@ struct hp_agent {
     atomic_bool live;   /* VM_INIT seen and VM_DEATH not yet */
     uint64_t start_ms;  /* wall clock of the binary header */
     uint64_t start_ns;  /* monotonic clock at the same moment */
+    /* Frames per stack JVM TI captures: depth=, and what net= CONTROL sets
+     * later (cpu=samples and cpu=times keep depth=: their buffers are sized
+     * for it). */
+    atomic_int trace_depth;
 };
 
 extern struct hp_agent hp;

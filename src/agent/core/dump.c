@@ -7,6 +7,7 @@
 #include "mode.h"
 
 #include <pthread.h>
+#include <string.h>
 
 static pthread_mutex_t dump_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -26,5 +27,29 @@ void hp_dump_all(jvmtiEnv *jvmti, JNIEnv *jni)
         if (modes[i]->reset) modes[i]->reset();
     hp_out_flush();
     hp_verbose(" done.\n");
+    pthread_mutex_unlock(&dump_lock);
+}
+
+void hp_dump_heap(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+    pthread_mutex_lock(&dump_lock);
+    for (const struct hp_mode *const *m = hp_active_modes(); *m; m++) {
+        if (strcmp((*m)->option, "heap=dump") != 0) continue;
+        if (hp_output_binary()) hp_class_resync(jvmti, jni);
+        (*m)->dump(jvmti, jni);
+    }
+    hp_out_flush();
+    pthread_mutex_unlock(&dump_lock);
+}
+
+void hp_dump_request(jvmtiEnv *jvmti, JNIEnv *jni, const struct hp_request *r)
+{
+    pthread_mutex_lock(&dump_lock);
+    /* Reports cite classes: array classes need their LOAD CLASS first. */
+    if (hp_output_binary() && (r->kind == HP_REQ_SITES || r->kind == HP_REQ_CPU_SAMPLES))
+        hp_class_resync(jvmti, jni);
+    for (const struct hp_mode *const *m = hp_active_modes(); *m; m++)
+        if ((*m)->request) (*m)->request(jvmti, jni, r);
+    hp_out_flush();
     pthread_mutex_unlock(&dump_lock);
 }

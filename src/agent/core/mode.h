@@ -10,12 +10,34 @@
 
 #include <jvmti.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 /* What a mode may ask for in Agent_OnLoad. */
 struct hp_setup {
     jvmtiCapabilities *wanted;   /* add the capabilities the mode needs */
     jvmtiCapabilities potential; /* what this JVM can give */
     jvmtiEventCallbacks *events; /* set callbacks of events the mode owns */
+};
+
+/* A request from the net= command channel (listener.c), for the modes that
+ * hold the data it asks about; a mode ignores the kinds it has no data for.
+ * Requests never reset per-dump data. */
+enum hp_request_kind {
+    HP_REQ_SITES,        /* ALLOC SITES: the sites report with cutoff and flags */
+    HP_REQ_HEAP_SUMMARY, /* HEAP SUMMARY: allocation totals */
+    HP_REQ_CPU_SAMPLES,  /* CPU SAMPLES: the samples report with cutoff */
+    HP_REQ_TRACKING,     /* CONTROL 1/2: allocation tracking on/off */
+    HP_REQ_SAMPLING,     /* CONTROL 3/4: CPU sampling on/off */
+    HP_REQ_CLEAR_CPU,    /* CONTROL 5 */
+    HP_REQ_CLEAR_SITES,  /* CONTROL 6 */
+};
+
+struct hp_request {
+    enum hp_request_kind kind;
+    double cutoff;          /* HP_REQ_SITES, HP_REQ_CPU_SAMPLES */
+    uint16_t flags;         /* HP_REQ_SITES: HP_SITES_* (output/sites_encoder.h) */
+    bool on;                /* HP_REQ_TRACKING, HP_REQ_SAMPLING */
+    uint32_t thread_serial; /* HP_REQ_SAMPLING: one thread, 0 for all */
 };
 
 struct hp_mode {
@@ -40,6 +62,9 @@ struct hp_mode {
     void (*reset)(void);
     /* VM_DEATH, before the final dump: stop agent threads and sampling. */
     void (*vm_death)(jvmtiEnv *jvmti, JNIEnv *jni);
+    /* A net= request, on the listener thread, serialised with dumps. Writes
+     * like `dump` (same locking rules). */
+    void (*request)(jvmtiEnv *jvmti, JNIEnv *jni, const struct hp_request *r);
 };
 
 /* The modes in dump order (monitor, heap dump, sites, CPU samples, CPU

@@ -57,7 +57,8 @@ uint32_t hp_trace_from_frames(jvmtiEnv *jvmti, JNIEnv *jni, const jvmtiFrameInfo
 uint32_t hp_trace_capture(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jint skip,
                           uint32_t thread_serial)
 {
-    jint depth = hp.opt.depth < MAX_DEPTH ? hp.opt.depth : MAX_DEPTH;
+    jint want = atomic_load_explicit(&hp.trace_depth, memory_order_relaxed);
+    jint depth = want < MAX_DEPTH ? want : MAX_DEPTH;
     if (depth == 0) return hp_trace_intern(thread_serial, NULL, 0);
     jvmtiFrameInfo frames[MAX_DEPTH];
     jint n = 0;

@@ -75,3 +75,13 @@ void hp_cpu_counts_forget_reported(void)
     }
     pthread_mutex_unlock(&lock);
 }
+
+void hp_cpu_counts_clear(void)
+{
+    pthread_mutex_lock(&lock);
+    if (cap) {
+        memset(counts, 0, cap * sizeof *counts);
+        memset(reported, 0, cap * sizeof *reported);
+    }
+    pthread_mutex_unlock(&lock);
+}

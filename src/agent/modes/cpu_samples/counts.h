@@ -15,5 +15,7 @@ struct hp_cpu_row *hp_cpu_counts_snapshot(size_t *n, uint64_t *total);
 /* Subtracts the last snapshot: samples taken since it are kept for the
  * next report. */
 void hp_cpu_counts_forget_reported(void);
+/* Drops every count (net= CONTROL "clear CPU"). */
+void hp_cpu_counts_clear(void);
 
 #endif

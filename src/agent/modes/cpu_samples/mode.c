@@ -118,21 +118,23 @@ static void class_prepare(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jclass k
 
 /* The rows the original listed: most samples first, up to the first whose
  * share is below the cutoff. */
-static size_t listed(const struct hp_cpu_row *rows, size_t n, uint64_t total)
+static size_t listed(const struct hp_cpu_row *rows, size_t n, uint64_t total, double cutoff)
 {
     size_t k = 0;
-    while (k < n && (double)rows[k].cost / (double)total >= hp.opt.cutoff)
+    while (k < n && (double)rows[k].cost / (double)total >= cutoff)
         k++;
     return k;
 }
 
-static void dump(jvmtiEnv *jvmti, JNIEnv *jni)
+/* CPU SAMPLES since the last dump, at a dump or on a net= request. */
+static void report(jvmtiEnv *jvmti, JNIEnv *jni, double cutoff)
 {
     if (sampling_wanted()) hp_drain_now(jvmti, jni);
     size_t n = 0;
     uint64_t total = 0;
     struct hp_cpu_row *rows = hp_cpu_counts_snapshot(&n, &total);
-    struct hp_cpu_report report = {HP_CPU_SAMPLES, total, rows, rows ? listed(rows, n, total) : 0};
+    struct hp_cpu_report report = {HP_CPU_SAMPLES, total, rows,
+                                   rows ? listed(rows, n, total, cutoff) : 0};
     const struct hp_cpu_report_encoder *enc =
         hp_output_binary() ? &hp_binary_cpu_report : &hp_ascii_cpu_report;
     hp_out_lock();
@@ -141,6 +143,31 @@ static void dump(jvmtiEnv *jvmti, JNIEnv *jni)
     enc->report(&report);
     hp_out_unlock();
     free(rows);
+}
+
+static void dump(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+    report(jvmti, jni, hp.opt.cutoff);
+}
+
+/* A request's report leaves the counts as they are (the snapshot it takes
+ * is only subtracted by the reset after a dump, which takes its own). */
+static void request(jvmtiEnv *jvmti, JNIEnv *jni, const struct hp_request *r)
+{
+    switch (r->kind) {
+    case HP_REQ_CPU_SAMPLES:
+        report(jvmti, jni, r->cutoff);
+        break;
+    case HP_REQ_SAMPLING:
+        if (sampling_wanted()) hp_timers_set_running(r->thread_serial, r->on);
+        break;
+    case HP_REQ_CLEAR_CPU:
+        if (sampling_wanted()) hp_drain_now(jvmti, jni);
+        hp_cpu_counts_clear();
+        break;
+    default:
+        break;
+    }
 }
 
 static void reset(void)
@@ -170,4 +197,5 @@ const struct hp_mode hp_mode_cpu_samples = {
     .dump = dump,
     .reset = reset,
     .vm_death = vm_death,
+    .request = request,
 };

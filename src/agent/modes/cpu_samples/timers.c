@@ -211,6 +211,16 @@ void hp_timers_disarm_self(struct hp_cpu_timer *t)
     timer_settime(t->timer, 0, &zero, NULL);
 }
 
+void hp_timers_set_running(uint32_t thread_serial, bool on)
+{
+    static const struct itimerspec zero;
+    pthread_mutex_lock(&lock);
+    for (size_t i = 0; i < used; i++)
+        if (pool[i].has_timer && (thread_serial == 0 || pool[i].thread_serial == thread_serial))
+            timer_settime(pool[i].timer, 0, on ? &period : &zero, NULL);
+    pthread_mutex_unlock(&lock);
+}
+
 void hp_timers_stop_all(void)
 {
     pthread_mutex_lock(&lock);

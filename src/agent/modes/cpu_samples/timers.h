@@ -38,6 +38,9 @@ void hp_timers_arm_unseen(void);
 /* From the signal handler: stops this timer without freeing it
  * (timer_settime is async-signal-safe, timer_delete is not listed as such). */
 void hp_timers_disarm_self(struct hp_cpu_timer *t);
+/* net= CONTROL: pauses or resumes the timer of the thread with this serial,
+ * or of every thread for 0. Threads starting later are armed as usual. */
+void hp_timers_set_running(uint32_t thread_serial, bool on);
 /* Deletes every timer; no new ones are armed afterwards. */
 void hp_timers_stop_all(void);
 

@@ -8,6 +8,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+static _Atomic uint64_t forget_below;
+
+static uint64_t seq(hp_objid_t id)
+{
+    return id & ((1ull << HP_OBJID_SITE_SHIFT) - 1);
+}
+
+void hp_sites_live_forget(void)
+{
+    atomic_store(&forget_below, seq(hp_objid_new(HP_SITE_NONE)));
+}
+
 /* Runs on the VM thread with the world stopped: no locks, no output. */
 static jint JNICALL count_object(jlong class_tag, jlong size, jlong *tag_ptr, jint length,
                                  void *user_data)
@@ -16,7 +28,8 @@ static jint JNICALL count_object(jlong class_tag, jlong size, jlong *tag_ptr, ji
     (void)length;
     struct hp_sites_live *live = user_data;
     uint32_t site = hp_site_of_tag((hp_objid_t)*tag_ptr);
-    if (site == HP_SITE_NONE || site > live->n_sites) return 0;
+    if (site == HP_SITE_NONE || site > live->n_sites || seq((hp_objid_t)*tag_ptr) < live->since)
+        return 0;
     uint64_t w = hp_sites_weight((uint64_t)size, hp.opt.alloc_interval);
     live->objs[site] += w;
     live->bytes[site] += hp_sites_weight_bytes((uint64_t)size, w);
@@ -28,6 +41,7 @@ bool hp_sites_live_count(jvmtiEnv *jvmti, struct hp_sites_live *live)
     /* Sites made after this snapshot belong to objects allocated after it;
      * they are counted at the next dump. */
     live->n_sites = hp_site_count();
+    live->since = atomic_load(&forget_below);
     live->objs = calloc((size_t)live->n_sites + 1, sizeof *live->objs);
     live->bytes = calloc((size_t)live->n_sites + 1, sizeof *live->bytes);
     if (live->objs == NULL || live->bytes == NULL) {

@@ -9,6 +9,7 @@
 
 struct hp_sites_live {
     uint32_t n_sites; /* sites 1..n_sites are counted */
+    uint64_t since;   /* object IDs with a lower sequence number do not count */
     uint64_t *objs;   /* [site]: HP_SITE_ONE units (weight.h) */
     uint64_t *bytes;  /* [site] */
 };
@@ -17,5 +18,8 @@ struct hp_sites_live {
  * heap could not be walked; *live is then empty. */
 bool hp_sites_live_count(jvmtiEnv *jvmti, struct hp_sites_live *live);
 void hp_sites_live_free(struct hp_sites_live *live);
+/* net= CONTROL "clear sites": the objects allocated so far no longer count
+ * as live (their IDs, and so heap dumps, are unchanged). */
+void hp_sites_live_forget(void);
 
 #endif

@@ -12,7 +12,8 @@ static void sites(const struct hp_sites_report *r)
     char date[32];
     hp_text_init(&t);
     hp_ctime(date);
-    hp_text_printf(&t, "SITES BEGIN (ordered by live bytes) %s", date);
+    hp_text_printf(&t, "SITES BEGIN (ordered by %s) %s",
+                   r->flags & HP_SITES_BY_ALLOC ? "allocated bytes" : "live bytes", date);
     hp_text_printf(&t, "          percent          live          alloc'ed  stack class\n");
     hp_text_printf(&t, " rank   self  accum     bytes objs     bytes  objs trace name\n");
     double accum = 0;
@@ -30,4 +31,4 @@ static void sites(const struct hp_sites_report *r)
     hp_text_emit(&t);
 }
 
-const struct hp_sites_encoder hp_ascii_sites_encoder = {sites};
+const struct hp_sites_encoder hp_ascii_sites_encoder = {sites, NULL};

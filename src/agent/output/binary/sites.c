@@ -1,4 +1,4 @@
-/* ALLOC SITES (0x06). Deviations from the JDK 8 agent, on purpose: the
+/* ALLOC SITES (0x06) and HEAP SUMMARY (0x07). Deviations from the JDK 8 agent, on purpose: the
  * cutoff is a real IEEE float (the manual's u4 "floating point"; JDK 8 wrote
  * half of a double), and the 64-bit counts saturate at 0xFFFFFFFF in u4
  * fields instead of wrapping. */
@@ -28,7 +28,7 @@ static void sites(const struct hp_sites_report *r)
     uint32_t cutoff;
     memcpy(&cutoff, &r->cutoff, sizeof cutoff);
     hp_rec_begin(&rec, HP_TAG_ALLOC_SITES);
-    hp_rec_u2(&rec, 0); /* complete, sorted by live bytes */
+    hp_rec_u2(&rec, r->flags);
     hp_rec_u4(&rec, cutoff);
     hp_rec_u4(&rec, sat32(r->live_bytes));
     hp_rec_u4(&rec, sat32(r->live_objs));
@@ -48,4 +48,17 @@ static void sites(const struct hp_sites_report *r)
     hp_rec_end(&rec);
 }
 
-const struct hp_sites_encoder hp_binary_sites_encoder = {sites};
+/* HEAP SUMMARY: u4 live bytes, u4 live instances, u8 allocated bytes, u8
+ * allocated instances (the manual's layout). */
+static void heap_summary(const struct hp_sites_report *r)
+{
+    struct hp_rec rec;
+    hp_rec_begin(&rec, HP_TAG_HEAP_SUMMARY);
+    hp_rec_u4(&rec, sat32(r->live_bytes));
+    hp_rec_u4(&rec, sat32(r->live_objs));
+    hp_rec_u8(&rec, r->alloc_bytes);
+    hp_rec_u8(&rec, r->alloc_objs);
+    hp_rec_end(&rec);
+}
+
+const struct hp_sites_encoder hp_binary_sites_encoder = {sites, heap_summary};
