@@ -48,10 +48,13 @@ struct bci_site {
 };
 
 struct bci_hooks {
-    const char *tracker_class;                       /* internal name, e.g. "hprof/Tracker" */
-    const char *entry_name, *entry_desc;             /* (II)V */
-    const char *exit_name, *exit_desc;               /* (II)V */
-    int exit_catch_all;                              /* also catch exceptions leaving the method */
+    const char *tracker_class;           /* internal name, e.g. "hprof/Tracker" */
+    const char *entry_name, *entry_desc; /* (II)V */
+    const char *exit_name, *exit_desc;   /* (II)V */
+    int exit_catch_all;                  /* also catch exceptions leaving the method */
+    /* No entry/exit in methods without an invoke or allocation instruction:
+     * they can never be below another frame nor allocate by bytecode. */
+    int entry_exit_skip_leaves;
     const char *new_obj_name, *new_obj_desc;         /* (I)V */
     const char *new_array_name, *new_array_desc;     /* (Ljava/lang/Object;I)V */
     const char *object_init_name, *object_init_desc; /* (Ljava/lang/Object;)V */

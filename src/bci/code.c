@@ -273,11 +273,22 @@ static int64_t ctor_body_start(mctx *m, const smt_table *smt)
     return m->in[k + 1].pc;
 }
 
+/* Whether the method invokes anything or allocates by bytecode. */
+static int calls_or_allocates(const mctx *m)
+{
+    for (uint32_t k = 0; k < m->n; k++) {
+        uint8_t op = m->code[m->in[k].pc];
+        if ((op >= 0xb6 && op <= 0xbd) || op == OP_MULTIANEWARRAY) return 1;
+    }
+    return 0;
+}
+
 static void plan(mctx *m, const smt_table *smt)
 {
     const struct bci_hooks *h = m->x->h;
     int on = m->p->mnum >= 0;
-    int exit_on = on && h->exit_name;
+    int calls_on = on && (!h->entry_exit_skip_leaves || calls_or_allocates(m));
+    int exit_on = calls_on && h->exit_name;
     m->catch_from = -1;
     if (exit_on && h->exit_catch_all) {
         m->catch_from = m->p->ctor ? ctor_body_start(m, smt) : 0;
@@ -287,7 +298,7 @@ static void plan(mctx *m, const smt_table *smt)
         wr_u1(&m->inj, OP_ALOAD_0);
         call_hook(m, HK_OINIT);
     }
-    if (on && h->entry_name) call_method_hook(m, HK_ENTRY);
+    if (calls_on && h->entry_name) call_method_hook(m, HK_ENTRY);
     m->entry_len = (uint32_t)m->inj.len;
     for (uint32_t k = 0; k < m->n && !m->err; k++) {
         insn_t *i = &m->in[k];

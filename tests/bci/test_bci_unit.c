@@ -664,6 +664,44 @@ static void test_bad_hooks_and_tracker(void **state)
     free(cls);
 }
 
+/* entry_exit_skip_leaves: a method without invoke or allocation keeps its
+ * code; one with an invoke gets entry/exit. */
+static void test_skip_leaves(void **state)
+{
+    (void)state;
+    classgen *g = cg_new(52, "C", NULL);
+    uint16_t mref = cg_methodref(g, "C", "leaf", "()I");
+    uint8_t leaf[] = {0x03, 0xac}; /* iconst_0; ireturn */
+    uint8_t caller[] = {0xb8, (uint8_t)(mref >> 8), (uint8_t)mref,
+                        0xac}; /* invokestatic; ireturn */
+    cg_add_method(g, &(cg_method){.access = 9,
+                                  .name = "leaf",
+                                  .desc = "()I",
+                                  .max_stack = 1,
+                                  .code = leaf,
+                                  .code_len = sizeof leaf});
+    cg_add_method(g, &(cg_method){.access = 9,
+                                  .name = "caller",
+                                  .desc = "()I",
+                                  .max_stack = 1,
+                                  .code = caller,
+                                  .code_len = sizeof caller});
+    size_t len;
+    uint8_t *cls = cg_finish(g, &len);
+    struct bci_hooks h = all_hooks;
+    h.entry_exit_skip_leaves = 1;
+    struct bci_result r;
+    assert_int_equal(rewrite(cls, len, &h, &r), 1);
+    code_t c;
+    uint8_t *copy = malloc(r.len);
+    memcpy(copy, r.data, r.len);
+    get_code(copy, r.len, 0, &c);
+    assert_int_equal(c.len, sizeof leaf);
+    get_code(r.data, r.len, 1, &c);
+    assert_true(c.len > sizeof caller);
+    free(cls);
+}
+
 /* Entry/exit and allocation hooks may target two classes. */
 static void test_hook_classes(void **state)
 {
@@ -747,6 +785,7 @@ int main(void)
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_bad_hooks_and_tracker),
         cmocka_unit_test(test_hook_classes),
+        cmocka_unit_test(test_skip_leaves),
         cmocka_unit_test(test_malformed_inputs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
