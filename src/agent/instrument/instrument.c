@@ -228,7 +228,10 @@ bool hp_instr_add(struct hp_setup *s, const struct hp_instr_client *c)
         hp_error("two modes claim the same bytecode injection");
         return false;
     }
-    if (c->entry_name || c->exit_name) h->method_class = c->class_name;
+    if (c->entry_name || c->exit_name) {
+        h->method_class = c->class_name;
+        h->entry_exit_skip_leaves = c->entry_exit_skip_leaves;
+    }
     if (c->new_obj_name || c->new_array_name || c->object_init_name) h->alloc_class = c->class_name;
     clients[n_clients++] = *c;
     return true;

@@ -47,6 +47,9 @@ struct hp_instr_client {
     const char *class_name;
     const unsigned char *class_bytes;
     size_t class_len;
+    /* Entry/exit only in methods that invoke or allocate (bci
+     * entry_exit_skip_leaves): enough for a shadow stack of callers. */
+    bool entry_exit_skip_leaves;
 };
 /* Natives of HprofTracker are exported JNI functions of the agent library
  * (Java_java_lang_HprofTracker_<name>): the VM looks them up there. Binding
