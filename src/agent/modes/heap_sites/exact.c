@@ -189,6 +189,7 @@ bool hp_sites_exact_on_load(struct hp_setup *s)
         c.entry_desc = "(II)V";
         c.exit_name = "exit";
         c.exit_desc = "(II)V";
+        c.entry_exit_skip_leaves = true;
     }
     return hp_instr_add(s, &c);
 }
