@@ -80,8 +80,9 @@ static void utf8(struct bytes *b, uint64_t id, const char *s)
 
 /* Objects: Foo instances 0x1000 and 0x1010 (field x), an Object[3] at
  * 0x1008 citing 0x1010 before its record, 0x5000 (never dumped) and null,
- * an int[2] at 0x1018. Thread 1 with trace 2 of one frame. */
-static struct bytes make_dump(uint8_t bad_subrecord)
+ * an int[2] at 0x1018, and a long[pad_longs] at 0x1020 if pad_longs > 0.
+ * Thread 1 with trace 2 of one frame. */
+static struct bytes make_dump(uint8_t bad_subrecord, uint32_t pad_longs)
 {
     struct bytes b = {0}, r = {0};
     put(&b, "JAVA PROFILE 1.0.2", 19);
@@ -125,6 +126,11 @@ static struct bytes make_dump(uint8_t bad_subrecord)
     if (bad_subrecord) u1(&r, bad_subrecord);
     u1(&r, 0x21), u8(&r, 0x1010), u4(&r, 1), u8(&r, 0x2000), u4(&r, 8), u8(&r, 0);
     u1(&r, 0x23), u8(&r, 0x1018), u4(&r, 1), u4(&r, 2), u1(&r, 10), u4(&r, 1), u4(&r, 2);
+    if (pad_longs) {
+        u1(&r, 0x23), u8(&r, 0x1020), u4(&r, 1), u4(&r, pad_longs), u1(&r, 11);
+        for (uint32_t i = 0; i < pad_longs; i++)
+            u8(&r, i);
+    }
     rec(&b, 0x1C, &r);
     r.len = 0;
     rec(&b, 0x2C, &r);
@@ -235,7 +241,7 @@ static enum hd_splice_result run(FILE *in, bool overlap, int jvm, struct hd_spli
 static void test_overlap_then_two_passes(void **state)
 {
     (void)state;
-    struct bytes dump = make_dump(0);
+    struct bytes dump = make_dump(0, 0);
     FILE *in = input_file(&dump, dump.len);
     struct hd_splice sp;
     open_output();
@@ -289,7 +295,7 @@ static void *grow(void *arg)
 static void test_copies_a_growing_file(void **state)
 {
     (void)state;
-    struct bytes dump = make_dump(0);
+    struct bytes dump = make_dump(0, 0);
     FILE *in = tmpfile();
     assert_non_null(in);
     struct hd_splice sp = {.fd = fileno(in), .overlap = true};
@@ -309,6 +315,31 @@ static void test_copies_a_growing_file(void **state)
     free(dump.p);
 }
 
+/* The JVM's file is punched out behind the copy: the array citing an object
+ * not dumped yet is checked before its part of the file goes. */
+static void test_punches_the_copied_part(void **state)
+{
+    (void)state;
+    struct bytes dump = make_dump(0, 16384);
+    FILE *in = input_file(&dump, dump.len);
+    struct hd_splice sp = {.fd = fileno(in), .overlap = true, .punch_lag = 1};
+    atomic_init(&sp.jvm, HD_JVM_DONE);
+    open_output();
+    assert_int_equal(hd_splice_run(&sp), HD_SPLICE_OK);
+    struct bytes out = close_output();
+    struct found f = walk(&out);
+    check_spliced(&f);
+    assert_int_equal(sp.nulled, 1);
+    assert_true(sp.punched >= 128 * 1024 && sp.punched < dump.len);
+    uint8_t head[19];
+    assert_int_equal(pread(fileno(in), head, sizeof head, 0), (ssize_t)sizeof head);
+    for (size_t i = 0; i < sizeof head; i++)
+        assert_int_equal(head[i], 0);
+    free(out.p);
+    fclose(in);
+    free(dump.p);
+}
+
 static void assert_no_heap_records(const struct bytes *out)
 {
     for (size_t pos = 0; pos < out->len; pos += 9 + be4(out->p + pos + 5))
@@ -318,7 +349,7 @@ static void assert_no_heap_records(const struct bytes *out)
 static void test_failed_dump_is_rolled_back(void **state)
 {
     (void)state;
-    struct bytes dump = make_dump(0);
+    struct bytes dump = make_dump(0, 0);
     /* The JVM failed with half a segment written. */
     FILE *in = input_file(&dump, dump.len - 40);
     struct hd_splice sp;
@@ -338,7 +369,7 @@ static void test_failed_dump_is_rolled_back(void **state)
 static void test_unknown_sub_record_is_refused(void **state)
 {
     (void)state;
-    struct bytes dump = make_dump(0x42);
+    struct bytes dump = make_dump(0x42, 0);
     FILE *in = input_file(&dump, dump.len);
     struct hd_splice sp;
     for (int overlap = 0; overlap < 2; overlap++) {
@@ -358,6 +389,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_overlap_then_two_passes),
         cmocka_unit_test(test_copies_a_growing_file),
+        cmocka_unit_test(test_punches_the_copied_part),
         cmocka_unit_test(test_failed_dump_is_rolled_back),
         cmocka_unit_test(test_unknown_sub_record_is_refused),
     };

@@ -104,6 +104,10 @@ static void temp_path(char *out, size_t n)
     snprintf(out, n, "%.*s/.hprof-dump-%ld-%u.hprof", len, dir, (long)getpid(), ++hs.files);
 }
 
+/* Far enough behind the copy that most arrays' later elements are dumped by
+ * the time their part of the file is dropped (splice.c keeps the others). */
+#define PUNCH_LAG ((uint64_t)64 << 20)
+
 struct job {
     struct hd_splice sp;
     const char *path;
@@ -119,7 +123,12 @@ static void *splicer(void *arg)
     struct job *j = arg;
     for (;;) {
         int state = atomic_load(&j->sp.jvm);
-        j->sp.fd = open(j->path, O_RDONLY | O_CLOEXEC);
+        /* Writable, to punch out what is copied (see splice.h). */
+        j->sp.fd = open(j->path, O_RDWR | O_CLOEXEC);
+        if (j->sp.fd < 0) {
+            j->sp.punch_lag = 0;
+            j->sp.fd = open(j->path, O_RDONLY | O_CLOEXEC);
+        }
         if (j->sp.fd >= 0) break;
         if (state != HD_JVM_WRITING) {
             snprintf(j->sp.error, sizeof j->sp.error, "the JVM wrote no dump file");
@@ -159,7 +168,9 @@ bool hd_hotspot_dump(jvmtiEnv *jvmti, JNIEnv *jni)
         hp_error("heap dump: %s; walking the heap with JVM TI instead", why);
         return false;
     }
-    struct job job = {.sp = {.fd = -1, .overlap = hp.opt.net_host == NULL}, .path = path};
+    bool overlap = hp.opt.net_host == NULL;
+    struct job job = {.sp = {.fd = -1, .overlap = overlap, .punch_lag = overlap ? PUNCH_LAG : 0},
+                      .path = path};
     atomic_init(&job.sp.jvm, HD_JVM_WRITING);
     pthread_t thread;
     if (pthread_create(&thread, NULL, splicer, &job) != 0) {
@@ -189,10 +200,10 @@ bool hd_hotspot_dump(jvmtiEnv *jvmti, JNIEnv *jni)
     else if (hp.opt.logflags)
         fprintf(stderr,
                 "HPROF LOG: heap dump (the JVM's dumper): %" PRIu64 " objects, %" PRIu64
-                " bytes read, %" PRIu64 " written, %" PRIu64
+                " bytes read (%" PRIu64 " dropped early), %" PRIu64 " written, %" PRIu64
                 " dangling references nulled; agent memory %zu KiB; ms: JVM %" PRIu64
                 ", copy after it %" PRIu64 ", copying thread CPU %" PRIu64 "\n",
-                job.sp.objects, job.sp.in_bytes, job.sp.out_bytes, job.sp.nulled,
+                job.sp.objects, job.sp.in_bytes, job.sp.punched, job.sp.out_bytes, job.sp.nulled,
                 job.sp.memory >> 10, (jvm_done - start) / 1000000,
                 (hp_mono_ns() - jvm_done) / 1000000, job.cpu_ns / 1000000);
     return true;

@@ -6,6 +6,7 @@
 #include "map.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +38,12 @@ struct fix {
     uint32_t n;
 };
 
+/* An element of such an array, kept once its part of the file is punched. */
+struct ref {
+    uint64_t out, target;
+};
+#define MAX_REFS ((size_t)1 << 20)
+
 struct sp {
     struct hd_splice *pub;
     uint8_t *buf;
@@ -54,7 +61,11 @@ struct sp {
     char *arena;
     size_t arena_len, arena_cap;
     struct fix *fixes;
-    size_t n_fixes, cap_fixes;
+    size_t n_fixes, cap_fixes, settled; /* fixes before `settled` are in refs */
+    struct ref *refs;
+    size_t n_refs;
+    bool punching;
+    uint64_t punched; /* the JVM's file is a hole below this offset */
     uint32_t max_class, max_thread, max_trace;
     uint64_t max_frame;
 };
@@ -182,11 +193,14 @@ static bool dumped(struct sp *s, uint64_t id)
 /* --- reading the JVM's file ---------------------------------------------- */
 
 /* Writes what is parsed and not yet written. */
+static void punch(struct sp *s);
+
 static void flush_parsed(struct sp *s)
 {
     if (s->emit && s->head > s->emitted) hp_out_write(s->buf + s->emitted, s->head - s->emitted);
     s->emitted = s->head;
     if (s->emit) s->out_at_emitted = hp_out_offset();
+    if (s->punching) punch(s);
 }
 
 static uint64_t out_offset(const struct sp *s, size_t pos)
@@ -546,13 +560,82 @@ static bool run_pass(struct sp *s)
     }
 }
 
+/* Room for one more kept element: drops those whose object has been dumped
+ * since. */
+static bool ref_room(struct sp *s)
+{
+    if (s->refs == NULL) s->refs = malloc(MAX_REFS * sizeof *s->refs);
+    if (s->refs == NULL) return false;
+    if (s->n_refs < MAX_REFS) return true;
+    size_t kept = 0;
+    for (size_t i = 0; i < s->n_refs; i++)
+        if (!dumped(s, s->refs[i].target)) s->refs[kept++] = s->refs[i];
+    s->n_refs = kept;
+    return kept < MAX_REFS;
+}
+
+/* Reads the elements of a listed array (a small read each: this runs while
+ * buf is in use) and keeps those whose object is not dumped yet. false when
+ * there is no room: the file is then no longer punched, and the array is
+ * checked at the end like the arrays after it. */
+static bool settle(struct sp *s, const struct fix *x)
+{
+    size_t before = s->n_refs;
+    uint8_t ids_buf[4096];
+    for (uint32_t i = 0; i < x->n;) {
+        uint32_t k =
+            x->n - i < sizeof ids_buf / HP_ID_SIZE ? x->n - i : sizeof ids_buf / HP_ID_SIZE;
+        size_t bytes = (size_t)k * HP_ID_SIZE;
+        if (pread(s->pub->fd, ids_buf, bytes, (off_t)(x->in + (uint64_t)i * HP_ID_SIZE)) !=
+            (ssize_t)bytes)
+            goto undo;
+        for (uint32_t j = 0; j < k; j++) {
+            uint64_t e = be8(ids_buf + (size_t)j * HP_ID_SIZE);
+            if (e == 0 || dumped(s, e)) continue;
+            if (!ref_room(s)) goto undo;
+            s->refs[s->n_refs++] = (struct ref){x->out + (uint64_t)(i + j) * HP_ID_SIZE, e};
+        }
+        i += k;
+    }
+    return true;
+undo:
+    if (s->n_refs > before) s->n_refs = before;
+    return false;
+}
+
+/* Drops the pages of the JVM's file copied punch_lag bytes ago. */
+static void punch(struct sp *s)
+{
+    uint64_t done = s->buf_off + s->emitted;
+    if (done < s->pub->punch_lag) return;
+    uint64_t to = (done - s->pub->punch_lag) & ~(uint64_t)4095;
+    if (to <= s->punched) return;
+    for (; s->settled < s->n_fixes && s->fixes[s->settled].in < to; s->settled++)
+        if (!settle(s, &s->fixes[s->settled])) {
+            s->punching = false;
+            return;
+        }
+    if (fallocate(s->pub->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)s->punched,
+                  (off_t)(to - s->punched)) != 0) {
+        s->punching = false;
+        return;
+    }
+    s->punched = s->pub->punched = to;
+}
+
 /* Nulls the elements of arrays that cited objects the dump never held. The
  * arrays are re-read in file order through the (now free) buffer. */
 static bool apply_fixes(struct sp *s)
 {
     static const uint8_t null_id[HP_ID_SIZE];
+    for (size_t i = 0; i < s->n_refs; i++) {
+        if (dumped(s, s->refs[i].target)) continue;
+        if (!hp_out_patch(s->refs[i].out, null_id, HP_ID_SIZE))
+            return fail(s, "cannot null a reference in the output");
+        s->pub->nulled++;
+    }
     uint64_t start = 0, end = 0; /* the file bytes in buf */
-    for (size_t f = 0; f < s->n_fixes; f++) {
+    for (size_t f = s->settled; f < s->n_fixes; f++) {
         const struct fix *x = &s->fixes[f];
         for (uint64_t i = 0; i < x->n; i++) {
             uint64_t at = x->in + i * HP_ID_SIZE;
@@ -576,15 +659,16 @@ static size_t memory(const struct sp *s)
 {
     return BUF_SIZE + s->n_blocks * BLOCK_BYTES + hd_map_bytes(&s->blocks) +
            hd_map_bytes(&s->utf8) + hd_map_bytes(&s->texts) + s->arena_cap +
-           s->cap_fixes * sizeof *s->fixes;
+           s->cap_fixes * sizeof *s->fixes + (s->refs ? MAX_REFS * sizeof *s->refs : 0);
 }
 
-static enum hd_splice_result splice(struct sp *s)
+static enum hd_splice_result run_splice(struct sp *s)
 {
     struct hd_splice *pub = s->pub;
     bool ok;
     if (pub->overlap) {
         s->emit = s->scan = s->defer = true;
+        s->punching = pub->punch_lag > 0;
         ok = run_pass(s);
         /* The JVM's verdict counts even when its file looked complete. */
         while (ok && atomic_load(&pub->jvm) == HD_JVM_WRITING)
@@ -621,7 +705,7 @@ enum hd_splice_result hd_splice_run(struct hd_splice *sp)
 {
     struct sp s = {.pub = sp};
     sp->error[0] = '\0';
-    sp->in_bytes = sp->out_bytes = sp->objects = sp->nulled = 0;
+    sp->in_bytes = sp->out_bytes = sp->objects = sp->nulled = sp->punched = 0;
     hd_map_init(&s.blocks);
     hd_map_init(&s.utf8);
     hd_map_init(&s.texts);
@@ -630,7 +714,7 @@ enum hd_splice_result hd_splice_run(struct hd_splice *sp)
     if (s.buf == NULL)
         fail(&s, "out of memory for the splice buffer");
     else
-        res = splice(&s);
+        res = run_splice(&s);
     for (size_t i = 0; s.blocks.keys && i <= s.blocks.mask; i++)
         if (s.blocks.keys[i]) free((void *)(uintptr_t)s.blocks.vals[i]);
     hd_map_free(&s.blocks);
@@ -638,6 +722,7 @@ enum hd_splice_result hd_splice_run(struct hd_splice *sp)
     hd_map_free(&s.texts);
     free(s.arena);
     free(s.fixes);
+    free(s.refs);
     free(s.buf);
     return res;
 }

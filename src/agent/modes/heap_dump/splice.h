@@ -31,11 +31,15 @@ enum hd_splice_result {
 };
 
 struct hd_splice {
-    int fd;         /* the JVM's file, open for reading */
-    bool overlap;   /* file output: copy while the JVM writes */
+    int fd;       /* the JVM's file, open for reading */
+    bool overlap; /* file output: copy while the JVM writes */
+    /* With overlap and fd open for writing: the JVM's file is punched out
+     * (FALLOC_FL_PUNCH_HOLE) this many bytes behind the copy, so that its
+     * pages are dropped rather than written back to disk; 0: never. */
+    uint64_t punch_lag;
     atomic_int jvm; /* enum hd_jvm_state, set by the thread that called the JVM */
     /* Results. */
-    uint64_t in_bytes, out_bytes, objects, nulled;
+    uint64_t in_bytes, out_bytes, objects, nulled, punched;
     size_t memory; /* peak bytes the splice held */
     char error[256];
 };
