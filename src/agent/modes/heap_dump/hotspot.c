@@ -4,6 +4,7 @@
 #include "../../core/error.h"
 #include "splice.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -121,11 +122,12 @@ struct job {
 static void *splicer(void *arg)
 {
     struct job *j = arg;
+    pthread_setname_np(pthread_self(), "HPROF dump copy");
     for (;;) {
         int state = atomic_load(&j->sp.jvm);
         /* Writable, to punch out what is copied (see splice.h). */
         j->sp.fd = open(j->path, O_RDWR | O_CLOEXEC);
-        if (j->sp.fd < 0) {
+        if (j->sp.fd < 0 && errno != ENOENT) {
             j->sp.punch_lag = 0;
             j->sp.fd = open(j->path, O_RDONLY | O_CLOEXEC);
         }
