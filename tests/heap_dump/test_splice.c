@@ -275,17 +275,23 @@ struct grower {
     FILE *f;
     const struct bytes *dump;
     struct hd_splice *sp;
+    size_t cut;
 };
 
-/* Plays the JVM: writes the dump in small pieces, then says it is done. */
+/* Plays the JVM: writes the dump in small pieces, pausing long enough in
+ * the middle of the first CLASS DUMP for the copy to see half of it, then
+ * says it is done. */
 static void *grow(void *arg)
 {
     struct grower *g = arg;
-    for (size_t at = 0; at < g->dump->len; at += 100) {
+    size_t at = 0, cut = g->cut;
+    while (at < g->dump->len) {
         size_t n = g->dump->len - at < 100 ? g->dump->len - at : 100;
+        if (at < cut && at + n > cut) n = cut - at;
         assert_int_equal(fwrite(g->dump->p + at, 1, n, g->f), n);
         fflush(g->f);
-        struct timespec ts = {0, 200000};
+        at += n;
+        struct timespec ts = {0, at == cut ? 50000000 : 200000};
         nanosleep(&ts, NULL);
     }
     atomic_store(&g->sp->jvm, HD_JVM_DONE);
@@ -300,7 +306,12 @@ static void test_copies_a_growing_file(void **state)
     assert_non_null(in);
     struct hd_splice sp = {.fd = fileno(in), .overlap = true};
     atomic_init(&sp.jvm, HD_JVM_WRITING);
-    struct grower g = {in, &dump, &sp};
+    /* The first CLASS DUMP (80 bytes; its fixed part 71) begins right after
+     * the segment header: the copy sees all but its field first. */
+    size_t seg = 31;
+    while (dump.p[seg] != 0x1C)
+        seg += 9 + be4(dump.p + seg + 5);
+    struct grower g = {in, &dump, &sp, seg + 9 + 75};
     pthread_t t;
     open_output();
     assert_int_equal(pthread_create(&t, NULL, grow, &g), 0);

@@ -381,22 +381,23 @@ static bool record(struct sp *s, uint8_t tag, const uint8_t *body, uint32_t len)
  * fields (name, type). */
 static bool class_dump(struct sp *s, uint64_t *size)
 {
-    size_t want = 1 + HP_ID_SIZE + 4 + 6 * HP_ID_SIZE + 4 + 2;
+    const size_t fixed = 1 + HP_ID_SIZE + 4 + 6 * HP_ID_SIZE + 4; /* up to the pool */
+    size_t want = fixed + 2;
     for (;;) {
         if (!fill(s, want)) return false;
         const uint8_t *p = s->buf + s->head;
-        size_t avail = s->len - s->head, q = want - 2;
+        size_t avail = s->len - s->head, q = fixed;
         bool whole = true;
         for (int part = 0; part < 3 && whole; part++) {
-            size_t fixed = part == 0 ? 3 : HP_ID_SIZE + 1;
+            size_t entry = part == 0 ? 3 : HP_ID_SIZE + 1;
             whole = q + 2 <= avail;
             uint16_t n = whole ? be2(p + q) : 0;
             q += 2;
             for (uint16_t i = 0; i < n && whole; i++) {
-                whole = q + fixed <= avail;
-                unsigned v = whole ? value_size(p[q + fixed - 1]) : 1;
+                whole = q + entry <= avail;
+                unsigned v = whole ? value_size(p[q + entry - 1]) : 1;
                 if (v == 0) return fail(s, "bad field type in a CLASS DUMP of the JVM's dump");
-                q += fixed + (part < 2 ? v : 0);
+                q += entry + (part < 2 ? v : 0);
             }
         }
         if (whole && q <= avail) {
