@@ -20,6 +20,9 @@
  *   new_array   after newarray/anewarray/multianewarray:
  *                                                new_array(Object arr, int site)
  *   object_init at entry of java/lang/Object.<init>()V:  object_init(Object this)
+ *   invoke      after an invoke* (not invokedynamic) whose result is a
+ *               reference, when invoke_number accepts it:
+ *                                                invoke(Object result, int site)
  * Constant arguments are pushed with iconst/bipush/sipush/ldc(_w).
  * Never touched: methods without code, the tracker class, and finalize()V
  * whose body is a lone `return` (the VM registers objects for finalization
@@ -47,6 +50,18 @@ struct bci_site {
     int32_t line;
 };
 
+/* Invocation passed to bci_hooks.invoke_number: only invokevirtual,
+ * invokespecial, invokestatic and invokeinterface returning a reference. */
+struct bci_invoke {
+    int method_number; /* of the calling method */
+    uint32_t bci;      /* offset of the invoke in the ORIGINAL code */
+    uint8_t opcode;    /* 0xb6..0xb9 */
+    /* The Methodref's class (internal name, or an array signature such as
+     * "[I" for a call on an array), method name and descriptor. */
+    const char *owner, *name, *desc;
+    int32_t line; /* as bci_site.line */
+};
+
 struct bci_hooks {
     const char *tracker_class;           /* internal name, e.g. "hprof/Tracker" */
     const char *entry_name, *entry_desc; /* (II)V */
@@ -58,8 +73,9 @@ struct bci_hooks {
     const char *new_obj_name, *new_obj_desc;         /* (I)V */
     const char *new_array_name, *new_array_desc;     /* (Ljava/lang/Object;I)V */
     const char *object_init_name, *object_init_desc; /* (Ljava/lang/Object;)V */
+    const char *invoke_name, *invoke_desc;           /* (Ljava/lang/Object;I)V */
     /* Classes owning the entry/exit hooks and the allocation hooks (new_obj,
-     * new_array, object_init), when not tracker_class (NULL); never rewritten
+     * new_array, object_init, invoke), when not tracker_class (NULL); never rewritten
      * either. */
     const char *method_class, *alloc_class;
 
@@ -70,6 +86,8 @@ struct bci_hooks {
     /* Number for an allocation site; BCI_SKIP leaves the site alone.
      * NULL: the site's bytecode offset. */
     int (*site_number)(void *ctx, const struct bci_site *site);
+    /* Number for an invocation; BCI_SKIP (or NULL) leaves it alone. */
+    int (*invoke_number)(void *ctx, const struct bci_invoke *inv);
     void *ctx;
 };
 
@@ -79,6 +97,7 @@ struct bci_result {
     char reason[160];           /* why the class was left unchanged (return 0) */
     unsigned methods;           /* methods instrumented */
     unsigned sites;             /* allocation sites instrumented */
+    unsigned invokes;           /* invocations instrumented */
     unsigned ctor_no_catch_all; /* constructors that fell back to athrow hooks */
 };
 

@@ -229,6 +229,49 @@ static int site_number(mctx *m, const insn_t *i, int *site)
     return *site >= 0;
 }
 
+/* Asks the caller for an invocation's number when the invoke returns a
+ * reference; BCI_SKIP, another result or failure: no injection. */
+static int invoke_number(mctx *m, const insn_t *i, int *num)
+{
+    const struct bci_hooks *h = m->x->h;
+    const cpool *cp = &m->x->cf.cp;
+    const uint8_t *c = m->code + i->pc;
+    const cp_ent *r = cp_get(cp, be_u2(c + 1), CP_METHODREF);
+    if (!r) r = cp_get(cp, be_u2(c + 1), CP_IMETHODREF);
+    const cp_ent *nt = r ? cp_get(cp, r->b, CP_NAMEANDTYPE) : NULL;
+    const cp_ent *d = nt ? cp_get(cp, nt->b, CP_UTF8) : NULL;
+    const uint8_t *close = d ? memchr(d->s, ')', d->slen) : NULL;
+    if (!close || close + 1 >= (const uint8_t *)d->s + d->slen ||
+        (close[1] != 'L' && close[1] != '['))
+        return 0;
+    uint16_t on;
+    const uint8_t *owner = cp_class_name(cp, r->a, &on);
+    const cp_ent *nm = cp_get(cp, nt->a, CP_UTF8);
+    if (!owner || !nm) return 0;
+    /* One buffer: owner, name and descriptor, each NUL-terminated. */
+    char *buf = malloc((size_t)on + nm->slen + d->slen + 3);
+    if (!buf) {
+        fail(m, "out of memory");
+        return 0;
+    }
+    memcpy(buf, owner, on);
+    buf[on] = 0;
+    memcpy(buf + on + 1, nm->s, nm->slen);
+    buf[on + 1 + nm->slen] = 0;
+    memcpy(buf + on + nm->slen + 2, d->s, d->slen);
+    buf[on + nm->slen + 2 + d->slen] = 0;
+    struct bci_invoke inv = {.method_number = m->p->mnum,
+                             .bci = i->pc,
+                             .opcode = c[0],
+                             .owner = buf,
+                             .name = buf + on + 1,
+                             .desc = buf + on + nm->slen + 2,
+                             .line = line_of(m, i->pc)};
+    *num = h->invoke_number(h->ctx, &inv);
+    free(buf);
+    return *num >= 0;
+}
+
 static int branch_crosses(const mctx *m, const insn_t *i, int64_t t, void *arg)
 {
     uint32_t s = *(const uint32_t *)arg;
@@ -321,6 +364,12 @@ static void plan(mctx *m, const smt_table *smt)
             push_int(m, site);
             call_hook(m, HK_ARRAY);
             m->x->res->sites++;
+        } else if (on && op >= OP_INVOKEVIRTUAL && op <= OP_INVOKEINTERFACE && h->invoke_name &&
+                   h->invoke_number && invoke_number(m, i, &site)) {
+            wr_u1(&m->inj, OP_DUP);
+            push_int(m, site);
+            call_hook(m, HK_INVOKE);
+            m->x->res->invokes++;
         }
         i->suf_len = (uint32_t)m->inj.len - i->suf;
     }

@@ -7,6 +7,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -296,6 +297,81 @@ static void test_allocation_sites(void **state)
     assert_non_null(na);
     assert_memory_equal(na + 2, ((uint8_t[]){0x59, 0x11, 0x03, 0xe9, 0xb8}), 5);
     assert_int_equal(c.max_stack, 4);
+    bci_free(&r);
+    free(cls);
+}
+
+/* Records each invocation offered; numbers the ones named "keep" or "clone". */
+struct invoke_log {
+    int n;
+    char what[4][64];
+    uint32_t bci[4];
+    int32_t line[4];
+};
+
+static int log_invoke(void *ctx, const struct bci_invoke *inv)
+{
+    struct invoke_log *l = ctx;
+    if (l->n == 4) return BCI_SKIP;
+    snprintf(l->what[l->n], sizeof l->what[0], "%02x %s.%s%s", inv->opcode, inv->owner, inv->name,
+             inv->desc);
+    l->bci[l->n] = inv->bci;
+    l->line[l->n++] = inv->line;
+    return strcmp(inv->name, "skip") == 0 ? BCI_SKIP : 2000 + (int)inv->bci;
+}
+
+static void test_invoke_results(void **state)
+{
+    (void)state;
+    classgen *g = cg_new(52, "C", "java/lang/Object");
+    uint16_t keep = cg_methodref(g, "java/lang/Integer", "keep", "(I)Ljava/lang/Integer;");
+    uint16_t prim = cg_methodref(g, "C", "prim", "()I");
+    uint16_t skip = cg_methodref(g, "C", "skip", "()[I");
+    uint16_t clone = cg_methodref(g, "[I", "clone", "()Ljava/lang/Object;");
+    uint8_t code[] = {0x04, 0xb8,       keep >> 8,   keep & 255,
+                      0x57,                                /* 0: iconst_1; invokestatic keep; pop */
+                      0xb8, prim >> 8,  prim & 255,  0x57, /* 5: invokestatic prim (int); pop */
+                      0xb8, skip >> 8,  skip & 255,        /* 9: invokestatic skip */
+                      0xb6, clone >> 8, clone & 255, 0x57, /* 12: invokevirtual [I.clone; pop */
+                      0xb1};
+    uint8_t lnt[] = {0, 2, 0, 0, 0, 20, 0, 9, 0, 21};
+    cg_method m = {.access = 9,
+                   .name = "m",
+                   .desc = "()V",
+                   .max_stack = 1,
+                   .code = code,
+                   .code_len = sizeof code,
+                   .attr_name = "LineNumberTable",
+                   .attr = lnt,
+                   .attr_len = sizeof lnt};
+    cg_add_method(g, &m);
+    size_t len;
+    uint8_t *cls = cg_finish(g, &len);
+    struct invoke_log log = {0};
+    struct bci_hooks h = {.tracker_class = "T",
+                          .invoke_name = "iv",
+                          .invoke_desc = "(Ljava/lang/Object;I)V",
+                          .invoke_number = log_invoke,
+                          .ctx = &log};
+    struct bci_result r;
+    assert_int_equal(rewrite(cls, len, &h, &r), 1);
+    /* The int-returning call is never offered. */
+    assert_int_equal(log.n, 3);
+    assert_string_equal(log.what[0], "b8 java/lang/Integer.keep(I)Ljava/lang/Integer;");
+    assert_string_equal(log.what[1], "b8 C.skip()[I");
+    assert_string_equal(log.what[2], "b6 [I.clone()Ljava/lang/Object;");
+    assert_memory_equal(log.bci, ((uint32_t[]){1, 9, 12}), 12);
+    assert_memory_equal(log.line, ((int32_t[]){20, 21, 21}), 12);
+    assert_int_equal(r.invokes, 2);
+    code_t c;
+    get_code(r.data, r.len, 0, &c);
+    /* after each kept invoke: dup; sipush 2000 + bci; invokestatic T.iv */
+    assert_memory_equal(
+        c.code + 1, ((uint8_t[]){0xb8, keep >> 8, keep & 255, 0x59, 0x11, 0x07, 0xd1, 0xb8}), 8);
+    uint8_t *after = c.code + 1 + 3 + 7 + 1 + 3 + 1 + 3; /* keep+hook; pop; prim; pop; skip */
+    assert_memory_equal(
+        after, ((uint8_t[]){0xb6, clone >> 8, clone & 255, 0x59, 0x11, 0x07, 0xdc, 0xb8}), 8);
+    assert_int_equal(c.max_stack, 3);
     bci_free(&r);
     free(cls);
 }
@@ -776,6 +852,7 @@ int main(void)
         cmocka_unit_test(test_jsr_ret),
         cmocka_unit_test(test_branch_to_zero_skips_entry),
         cmocka_unit_test(test_allocation_sites),
+        cmocka_unit_test(test_invoke_results),
         cmocka_unit_test(test_untouched_methods),
         cmocka_unit_test(test_constructor_catch_starts_after_super),
         cmocka_unit_test(test_object_init),

@@ -152,13 +152,14 @@ def make_case(env):
                                  (3 * n, 3 * n * array_size(4, 4)))
 
         def test_clone(self):
+            # Counted where clone is called: super.clone() in Item.clone,
+            # and the array's clone() in cloning (both once compiled too).
             n = 3000
             _, t = self.run_prog("clone", ",cutoff=0", "clone", n)
-            native = sites.frame("java.lang.Object", "clone", None)
-            r = self.one_row(t, ITEM, [native, sites.frame(ITEM, "clone", line["itemclone"])])
-            self.assertTrue(r["native_top"])
+            r = self.one_row(t, ITEM, [sites.frame(ITEM, "clone", line["itemclone"])])
+            self.assertFalse(r["native_top"])
             self.assertEqual((r["alloc_objs"], r["alloc_bytes"]), (n, n * ITEM_SIZE))
-            r = self.one_row(t, "int[]", [native, self.at("cloning", "clonearr")])
+            r = self.one_row(t, "int[]", [self.at("cloning", "clonearr")])
             self.assertEqual((r["alloc_objs"], r["alloc_bytes"]), (n, n * array_size(4, 10)))
 
         def test_reflection(self):
@@ -172,10 +173,70 @@ def make_case(env):
                     and any(f[:2] == ("SitesProg", "reflection") for f in r["frames"])]
             self.assertEqual(sum(r["alloc_objs"] for r in rows), n)
             self.assertEqual(sum(r["alloc_bytes"] for r in rows), n * ITEM_SIZE)
-            rows = t.with_frame("long[]", self.at("reflection", "reflectarr"))
-            self.assertEqual(len(rows), 1)
-            self.assertEqual(rows[0]["frames"][0], sites.frame("java.lang.reflect.Array", "newArray", None))
+            rows = [r for r in t.with_frame("long[]", self.caller("reflection", "reflectarr", ",depth=16"))
+                    if r["frames"][0][:2] == ("java.lang.reflect.Array", "newInstance")]
+            self.assertEqual(len(rows), 1, rows)
             self.assertEqual(rows[0]["alloc_objs"], n)
+
+        def test_intrinsics(self):
+            # Allocations inside JIT intrinsics, counted at their call sites
+            # while interpreted and once C2 compiled the loop (200k rounds,
+            # also without tiered compilation); boxing only outside the box
+            # cache, whose Integer bound -XX:AutoBoxCacheMax moves.
+            n = 200000
+            sizes = {"java.lang.Integer": 16, "java.lang.Long": 24, "java.lang.Short": 16,
+                     "java.lang.Character": 16, "java.lang.Double": 24, "java.lang.Float": 16}
+            expect = {"ibox": "java.lang.Integer", "autobox": "java.lang.Integer",
+                      "lbox": "java.lang.Long", "sbox": "java.lang.Short",
+                      "cbox": "java.lang.Character", "dbox": "java.lang.Double",
+                      "fbox": "java.lang.Float"}
+            expect = {line[k]: (c, n, n * sizes[c]) for k, c in expect.items()}
+            expect[line["list"]] = ("java.util.ArrayList", n, n * 24)
+            expect[line["copyof"]] = ("java.lang.Object[]", n, n * array_size(4, 20))
+            expect[line["copyofrange"]] = ("java.lang.Object[]", n, n * array_size(4, 8))
+            expect[line["clonearr2"]] = ("int[]", n, n * array_size(4, 10))
+            expect[line["cloneitems"]] = (ITEM + "[]", n, n * array_size(4, 10))
+            first, last = line["ibox"] - 2, line["allocinstance"]
+            for name, jvm in (("tiered", ()), ("c2only", ("-XX:-TieredCompilation",)),
+                              ("boxmax", ("-XX:AutoBoxCacheMax=20000",))):
+                with self.subTest(name):
+                    out = os.path.join(env.work, f"sites-intrinsics-{name}.txt")
+                    res = h.run_java(env, f"heap=sites,file={out},cutoff=0,depth=1", ["SitesProg", "intrinsics", str(n)],
+                                     extra_jvm=jvm, timeout=600)
+                    self.assertEqual(res.returncode, 0, res.stderr)
+                    self.assertNotIn("HPROF ERROR", res.stderr)
+                    _, tables = sites.ascii_tables(out)
+                    t = tables[-1]
+                    want = dict(expect)
+                    if name == "boxmax":
+                        del want[line["ibox"]]  # 10_000 + small is cached now
+                    got = {}
+                    for r in t.rows:
+                        f = r["frames"][0] if r["frames"] else None
+                        if f and f[:2] == ("SitesProg", "intrinsics") and first <= f[2] <= last:
+                            self.assertNotIn(f[2], got, r)
+                            got[f[2]] = (r["cls"], r["alloc_objs"], r["alloc_bytes"])
+                    self.assertEqual(got, want)
+                    r = self.one_row(t, ITEM, [sites.frame(ITEM, "clone", line["itemclone"])])
+                    self.assertEqual((r["alloc_objs"], r["alloc_bytes"]), (n, n * ITEM_SIZE))
+
+        def test_intrinsics_in_the_jdk(self):
+            # Growth of an ArrayList (Arrays.copyOf inside the JDK), a typed
+            # copy, Array.newInstance and Unsafe.allocateInstance: found by
+            # their caller in deeper traces.
+            n = 200000
+            _, t = self.run_prog("intrinsics_deep", ",cutoff=0,depth=8", "intrinsics", n)
+            me = sites.frame("SitesProg", "intrinsics", None)
+
+            def total(cls, top=None):
+                rows = [r for r in t.with_frame(cls, me) if top is None or r["frames"][0][:2] == top]
+                return sum(r["alloc_objs"] for r in rows), sum(r["alloc_bytes"] for r in rows)
+            self.assertEqual(total("java.lang.Object[]", ("java.util.Arrays", "copyOf")),
+                             (n, n * array_size(4, 15)))
+            self.assertEqual(total("java.lang.String[]"), (n, n * array_size(4, 7)))
+            self.assertEqual(total("long[]", ("java.lang.reflect.Array", "newInstance")),
+                             (n, n * array_size(8, 10)))
+            self.assertEqual(total(ITEM, ("sun.misc.Unsafe", "allocateInstance")), (n, n * ITEM_SIZE))
 
         def test_outside_tlab(self):
             n = 40
@@ -184,21 +245,20 @@ def make_case(env):
             self.assertEqual((r["alloc_objs"], r["alloc_bytes"]), (n, n * array_size(1, 3000000)))
 
         def test_boxing(self):
-            # The allocating method is Integer.valueOf; the caller follows.
-            # The exact route does not see it: valueOf is @IntrinsicCandidate
-            # and so never rewritten (README); the JVM TI route (taken for
-            # depth > 31) counts it.
+            # Exact route: counted at the call of Integer.valueOf (an
+            # intrinsic, never rewritten). JVM TI route (depth > 31): the
+            # allocating method is Integer.valueOf, the caller follows.
             n = 5000
             for opts in (",cutoff=0", ",cutoff=0,depth=32"):
                 _, t = self.run_prog("box", opts, "box", n)
-                rows = [r for r in t.find("java.lang.Integer", [])
-                        if r["frames"][:1] and r["frames"][0][:2] == ("java.lang.Integer", "valueOf")
-                        and r["frames"][1:2] == [self.caller("boxing", "box", opts)]]
                 if "depth" in opts:
-                    self.assertEqual(len(rows), 1)
-                    self.assertEqual((rows[0]["alloc_objs"], rows[0]["alloc_bytes"]), (n, n * 16))
+                    rows = [r for r in t.find("java.lang.Integer", [])
+                            if r["frames"][:1] and r["frames"][0][:2] == ("java.lang.Integer", "valueOf")
+                            and r["frames"][1:2] == [self.caller("boxing", "box", opts)]]
                 else:
-                    self.assertEqual(rows, [])
+                    rows = t.find("java.lang.Integer", [self.at("boxing", "box")])
+                self.assertEqual(len(rows), 1)
+                self.assertEqual((rows[0]["alloc_objs"], rows[0]["alloc_bytes"]), (n, n * 16))
 
         def test_deep_traces(self):
             # Callers come from the shadow stack: recursion repeats a

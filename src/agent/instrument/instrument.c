@@ -107,6 +107,15 @@ static int number_site(void *ctx, const struct bci_site *site)
     return BCI_SKIP;
 }
 
+static int number_invoke(void *ctx, const struct bci_invoke *inv)
+{
+    struct numbering *nb = ctx;
+    for (int i = 0; i < n_clients; i++)
+        if (clients[i].invoke_number)
+            return clients[i].invoke_number(clients[i].ctx, inv, nb->cnum);
+    return BCI_SKIP;
+}
+
 static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass redefined,
                                        jobject loader, const char *name, jobject pd, jint len,
                                        const unsigned char *data, jint *new_len,
@@ -127,6 +136,7 @@ static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass rede
     h.class_number = (int)nb.cnum;
     h.method_number = number_method;
     h.site_number = number_site;
+    h.invoke_number = number_invoke;
     h.ctx = &nb;
     struct bci_result r;
     int changed = bci_rewrite(data, (size_t)len, &h, &r);
@@ -224,7 +234,8 @@ bool hp_instr_add(struct hp_setup *s, const struct hp_instr_client *c)
         !claim(&h->new_obj_name, &h->new_obj_desc, c->new_obj_name, c->new_obj_desc) ||
         !claim(&h->new_array_name, &h->new_array_desc, c->new_array_name, c->new_array_desc) ||
         !claim(&h->object_init_name, &h->object_init_desc, c->object_init_name,
-               c->object_init_desc)) {
+               c->object_init_desc) ||
+        !claim(&h->invoke_name, &h->invoke_desc, c->invoke_name, c->invoke_desc)) {
         hp_error("two modes claim the same bytecode injection");
         return false;
     }
@@ -232,7 +243,8 @@ bool hp_instr_add(struct hp_setup *s, const struct hp_instr_client *c)
         h->method_class = c->class_name;
         h->entry_exit_skip_leaves = c->entry_exit_skip_leaves;
     }
-    if (c->new_obj_name || c->new_array_name || c->object_init_name) h->alloc_class = c->class_name;
+    if (c->new_obj_name || c->new_array_name || c->object_init_name || c->invoke_name)
+        h->alloc_class = c->class_name;
     clients[n_clients++] = *c;
     return true;
 }

@@ -39,8 +39,11 @@ struct hp_instr_client {
     const char *new_obj_name, *new_obj_desc;
     const char *new_array_name, *new_array_desc;
     const char *object_init_name, *object_init_desc;
+    const char *invoke_name, *invoke_desc; /* (Ljava/lang/Object;I)V, see bci.h */
     /* Allocation site numbers (NULL: BCI_SKIP) of class cnum. */
     int (*site_number)(void *ctx, const struct bci_site *site, uint32_t cnum);
+    /* Numbers of the invocations to hook (NULL: none). */
+    int (*invoke_number)(void *ctx, const struct bci_invoke *inv, uint32_t cnum);
     void *ctx;
     /* The class the client's hooks call when not HprofTracker (NULL): a
      * class file (internal name, bytes) defined like HprofTracker. */

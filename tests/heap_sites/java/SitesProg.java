@@ -87,6 +87,47 @@ public class SitesProg {
         }
     }
 
+    // Allocations made inside JIT intrinsics, counted at their call sites;
+    // the loop runs long enough for C2 to compile it.
+    static void intrinsics(int n) throws Exception {
+        Item proto = new Item(7);
+        int[] ints = new int[10];
+        Item[] items = new Item[10];
+        String[] strs = new String[3];
+        Object[] objs = new Object[3];
+        java.lang.reflect.Field f = Class.forName("sun.misc.Unsafe").getDeclaredField("theUnsafe");
+        f.setAccessible(true);
+        sun.misc.Unsafe u = (sun.misc.Unsafe) f.get(null);
+        for (int i = 0; i < n; i++) {
+            int small = i & 63;
+            sink = Integer.valueOf(small); // cached: no allocation
+            sink = Integer.valueOf(10_000 + small); // SITE ibox
+            Object auto = 2_000_000 + small; // SITE autobox
+            sink = auto;
+            sink = Long.valueOf(small); // cached
+            sink = Long.valueOf(1000 + small); // SITE lbox
+            sink = Short.valueOf((short) small); // cached
+            sink = Short.valueOf((short) (200 + small)); // SITE sbox
+            sink = Character.valueOf((char) small); // cached
+            sink = Character.valueOf((char) (200 + small)); // SITE cbox
+            sink = Byte.valueOf((byte) i); // always cached
+            sink = Boolean.valueOf((i & 1) == 0); // never allocates
+            sink = Double.valueOf(small); // SITE dbox
+            sink = Float.valueOf(small); // SITE fbox
+            List<Object> list = new ArrayList<>(); // SITE list
+            for (int k = 0; k < 11; k++) list.add(proto); // SITE listadd
+            sink = list;
+            sink = java.util.Arrays.copyOf(objs, 20, Object[].class); // SITE copyof
+            sink = java.util.Arrays.copyOfRange(objs, 1, 9, Object[].class); // SITE copyofrange
+            sink = java.util.Arrays.copyOf(strs, 7); // SITE copyoftyped
+            sink = proto.clone(); // SITE cloneobj2
+            sink = ints.clone(); // SITE clonearr2
+            sink = items.clone(); // SITE cloneitems
+            sink = Array.newInstance(long.class, 10); // SITE newinstance
+            sink = u.allocateInstance(Item.class); // SITE allocinstance
+        }
+    }
+
     static void threads(int t, int n) throws Exception {
         Thread[] ts = new Thread[t];
         for (int k = 0; k < t; k++) {
@@ -166,6 +207,7 @@ public class SitesProg {
             case "large": large(n); break;
             case "serve": serve(n, Integer.parseInt(args[2])); break;
             case "box": boxing(n); break;
+            case "intrinsics": intrinsics(n); break;
             case "deep": deep(n); break;
             case "mixed": mixed(n); break;
             case "threads": threads(Integer.parseInt(args[2]), n); break;

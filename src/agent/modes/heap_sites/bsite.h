@@ -1,6 +1,7 @@
 /* Bytecode allocation sites of the exact route: one per `new`, `newarray`,
  * `anewarray` and per dimension of a `multianewarray` in rewritten code,
- * numbered while classes are rewritten. The number passed to the tracker
+ * and one per call of an allocating intrinsic (then one more per class of
+ * its results), numbered while classes are rewritten. The number passed to the tracker
  * (java.lang.HprofSites) is index << 5 | MULTI | kind, so the injected code
  * knows from it alone how to size an array and whether inner arrays follow.
  * Lookups are lock-free. */
@@ -16,6 +17,9 @@
 #define HP_BSITE_MULTI 16
 #define HP_BSITE_KIND_MASK 15
 #define HP_BSITE_INSTANCE 15 /* kinds 0..8: arrays of Z B C S I F J D, references */
+/* Invocation sites (hooked after the call, the result in hand): */
+#define HP_BSITE_BOX 9  /* a boxing valueOf: counted when not from the box cache */
+#define HP_BSITE_DYN 10 /* class known from the result: counted at a derived site */
 
 struct hp_bsite {
     int mnum;     /* the allocating method */
@@ -29,6 +33,14 @@ struct hp_bsite {
 
 /* bci site_number callback (hp_instr_client), for every client class. */
 int hp_bsite_number(void *ctx, const struct bci_site *site, uint32_t cnum);
+/* bci invoke_number callback: the allocating intrinsics whose results are
+ * counted at their call sites (boxing, clone, Array.newArray, Arrays.copyOf
+ * and copyOfRange with a Class, Unsafe.allocateInstance and
+ * allocateUninitializedArray0). */
+int hp_bsite_invoke(void *ctx, const struct bci_invoke *inv, uint32_t cnum);
+/* The site of a DYN site's objects of class signature `sig` (same method
+ * and line), made on first use; -1 when out of memory or not a DYN site. */
+int hp_bsite_derive(int32_t dyn, const char *sig);
 /* The site of a tracker site number, NULL if unknown. */
 struct hp_bsite *hp_bsite_get(int32_t number);
 

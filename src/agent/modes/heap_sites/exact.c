@@ -24,7 +24,10 @@
 static atomic_bool recording, key_lost;
 static jclass tracker;
 static jmethodID m_retire, m_states;
-static jfieldID f_thread, f_n, f_keys, f_cnt, f_bytes, f_kid;
+static jfieldID f_thread, f_n, f_keys, f_cnt, f_bytes, f_kid, f_last;
+/* Natives that post VMObjectAlloc when not compiled, and whose hooked call
+ * sites count the result instead. */
+static jmethodID m_clone, m_new_array, m_alloc_instance;
 static int width;  /* ints per tracker key */
 static jint align; /* object alignment in bytes */
 /* Array layout per kind (Z B C S I F J D, references): size(n) =
@@ -107,6 +110,16 @@ JNIEXPORT jint JNICALL Java_java_lang_HprofSites_tag(JNIEnv *jni, jclass k, jobj
     return kid;
 }
 
+JNIEXPORT jint JNICALL Java_java_lang_HprofSites_derive(JNIEnv *jni, jclass k, jint site, jclass c)
+{
+    (void)jni, (void)k;
+    char *sig = NULL;
+    if ((*hp.jvmti)->GetClassSignature(hp.jvmti, c, &sig, NULL) != JVMTI_ERROR_NONE) return -1;
+    int d = hp_bsite_derive(site, sig);
+    (*hp.jvmti)->Deallocate(hp.jvmti, (unsigned char *)sig);
+    return d;
+}
+
 JNIEXPORT void JNICALL Java_java_lang_HprofSites_own(JNIEnv *jni, jclass k, jobject o)
 {
     (void)jni, (void)k;
@@ -135,6 +148,53 @@ JNIEXPORT jint JNICALL Java_java_lang_HprofSites_config(JNIEnv *jni, jclass k, j
 
 /* ---- JVM-made allocations ---- */
 
+/* The constant an injected push at code[at..] gives, -1 if none. */
+static int32_t pushed(const unsigned char *code, jint len, jint at, jint *next)
+{
+    if (at >= len) return -1;
+    unsigned op = code[at];
+    if (op >= 0x02 && op <= 0x08) return *next = at + 1, (int32_t)op - 3;
+    if (op == 0x10 && at + 1 < len) return *next = at + 2, (int8_t)code[at + 1];
+    if (op == 0x11 && at + 2 < len)
+        return *next = at + 3, (int16_t)(code[at + 1] << 8 | code[at + 2]);
+    return -1;
+}
+
+/* Whether this VMObjectAlloc comes from a native whose call site was
+ * hooked (the hook counts the object when the call returns): the caller's
+ * rewritten code has `dup; push site; invokestatic` right after the invoke,
+ * the site a DYN one. Sites pushed by ldc are taken as hooked. */
+static bool counted_by_hook(jvmtiEnv *jvmti)
+{
+    jvmtiFrameInfo f[2];
+    jint n = 0;
+    if ((*jvmti)->GetStackTrace(jvmti, NULL, 0, 2, f, &n) != JVMTI_ERROR_NONE || n < 2)
+        return false;
+    if (f[0].method != m_clone && f[0].method != m_new_array && f[0].method != m_alloc_instance)
+        return false;
+    jint len = 0;
+    unsigned char *code = NULL;
+    if ((*jvmti)->GetBytecodes(jvmti, f[1].method, &len, &code) != JVMTI_ERROR_NONE) return false;
+    bool hooked = false;
+    jint at = (jint)f[1].location;
+    if (at >= 0 && at < len && code[at] >= 0xb6 && code[at] <= 0xb9) {
+        at += code[at] == 0xb9 ? 5 : 3;
+        jint next = 0;
+        if (at < len && code[at] == 0x59) {
+            int32_t site = pushed(code, len, at + 1, &next);
+            if (site >= 0)
+                hooked = next < len && code[next] == 0xb8 &&
+                         (site & HP_BSITE_KIND_MASK) == HP_BSITE_DYN && hp_bsite_get(site);
+            else if (at + 1 < len && (code[at + 1] == 0x12 || code[at + 1] == 0x13)) {
+                next = at + 1 + (code[at + 1] == 0x12 ? 2 : 3);
+                hooked = next < len && code[next] == 0xb8;
+            }
+        }
+    }
+    (*jvmti)->Deallocate(jvmti, code);
+    return hooked;
+}
+
 static void JNICALL on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
                                        jclass klass, jlong size)
 {
@@ -142,6 +202,7 @@ static void JNICALL on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thr
     if (!atomic_load_explicit(&recording, memory_order_relaxed)) return;
     const struct hp_thread *t = hp_thread_get(jvmti, NULL);
     if (t != NULL && t->agent) return;
+    if (counted_by_hook(jvmti)) return;
     uint32_t serial = t ? t->serial : HP_THREAD_SERIAL_UNKNOWN;
     uint32_t trace = hp_trace_capture(jvmti, jni, NULL, 0, hp.opt.thread ? serial : 0);
     uint32_t site = hp_site_intern(hp_class_serial(jvmti, klass), trace);
@@ -162,12 +223,14 @@ static void JNICALL on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thr
 
 bool hp_sites_exact_on_load(struct hp_setup *s)
 {
-    if (!s->potential.can_generate_vm_object_alloc_events || !s->potential.can_tag_objects) {
-        hp_error("heap=sites needs JVM TI VMObjectAlloc and object tags");
+    if (!s->potential.can_generate_vm_object_alloc_events || !s->potential.can_tag_objects ||
+        !s->potential.can_get_bytecodes) {
+        hp_error("heap=sites needs JVM TI VMObjectAlloc, object tags and GetBytecodes");
         return false;
     }
     s->wanted->can_generate_vm_object_alloc_events = 1;
     s->wanted->can_tag_objects = 1;
+    s->wanted->can_get_bytecodes = 1;
     s->events->VMObjectAlloc = on_vm_object_alloc;
     width = hp.opt.depth > 1 ? 1 + hp.opt.depth : 1;
     hp_key_table_init(width);
@@ -179,7 +242,10 @@ bool hp_sites_exact_on_load(struct hp_setup *s)
         .new_array_desc = "(Ljava/lang/Object;I)V",
         .object_init_name = "objInit",
         .object_init_desc = "(Ljava/lang/Object;)V",
+        .invoke_name = "invoked",
+        .invoke_desc = "(Ljava/lang/Object;I)V",
         .site_number = hp_bsite_number,
+        .invoke_number = hp_bsite_invoke,
         .class_name = HP_SITES_CLASS,
         .class_bytes = hp_sites_class,
         .class_len = hp_sites_class_len,
@@ -261,6 +327,28 @@ static bool learn_layout(jvmtiEnv *jvmti, JNIEnv *jni)
     return true;
 }
 
+static jmethodID method_of(JNIEnv *jni, const char *cls, const char *name, const char *desc,
+                           bool is_static)
+{
+    jclass c = (*jni)->FindClass(jni, cls);
+    jmethodID m = c == NULL   ? NULL
+                  : is_static ? (*jni)->GetStaticMethodID(jni, c, name, desc)
+                              : (*jni)->GetMethodID(jni, c, name, desc);
+    if (c) (*jni)->DeleteLocalRef(jni, c);
+    (*jni)->ExceptionClear(jni);
+    return m;
+}
+
+static bool find_natives(JNIEnv *jni)
+{
+    m_clone = method_of(jni, "java/lang/Object", "clone", "()Ljava/lang/Object;", false);
+    m_new_array = method_of(jni, "java/lang/reflect/Array", "newArray",
+                            "(Ljava/lang/Class;I)Ljava/lang/Object;", true);
+    m_alloc_instance = method_of(jni, "jdk/internal/misc/Unsafe", "allocateInstance",
+                                 "(Ljava/lang/Class;)Ljava/lang/Object;", false);
+    return m_clone && m_new_array && m_alloc_instance;
+}
+
 /* Objects that exist before counting starts are tagged (site bits 0), so
  * that the live count never takes them for uncounted allocations. */
 static jint JNICALL tag_existing(jlong class_tag, jlong size, jlong *tag_ptr, jint length,
@@ -288,12 +376,18 @@ void hp_sites_exact_vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
         f_cnt = (*jni)->GetFieldID(jni, tracker, "cnt", "[J");
         f_bytes = (*jni)->GetFieldID(jni, tracker, "bytes", "[J");
         f_kid = (*jni)->GetFieldID(jni, tracker, "kid", "[I");
+        f_last = (*jni)->GetFieldID(jni, tracker, "last", "Ljava/lang/Object;");
     }
     if ((*jni)->ExceptionCheck(jni) || !engage || !m_retire || !m_states || !f_thread || !f_n ||
-        !f_keys || !f_cnt || !f_bytes || !f_kid) {
+        !f_keys || !f_cnt || !f_bytes || !f_kid || !f_last) {
         (*jni)->ExceptionClear(jni);
         tracker = NULL;
         hp_error("heap=sites: the tracker class is not usable; no SITES data");
+        return;
+    }
+    if (!find_natives(jni)) {
+        tracker = NULL;
+        hp_error("heap=sites: cannot find the allocating natives; no SITES data");
         return;
     }
     if (!learn_layout(jvmti, jni)) {
@@ -635,6 +729,25 @@ static void estimate(const struct walk *w, uint32_t n_keys, const uint32_t *cls,
     free(est);
 }
 
+/* The threads' last counted intrinsic result (kept to skip it when an outer
+ * hooked call returns it again) must not keep it live. */
+static void forget_last(JNIEnv *jni)
+{
+    jobjectArray states = (*jni)->CallStaticObjectMethod(jni, tracker, m_states);
+    if ((*jni)->ExceptionCheck(jni)) {
+        (*jni)->ExceptionClear(jni);
+        return;
+    }
+    jint len = states ? (*jni)->GetArrayLength(jni, states) : 0;
+    for (jint i = 0; i < len; i++) {
+        jobject st = (*jni)->GetObjectArrayElement(jni, states, i);
+        if (st == NULL) continue;
+        (*jni)->SetObjectField(jni, st, f_last, NULL);
+        (*jni)->DeleteLocalRef(jni, st);
+    }
+    if (states) (*jni)->DeleteLocalRef(jni, states);
+}
+
 bool hp_sites_exact_collect(jvmtiEnv *jvmti, JNIEnv *jni, struct hp_sites_live *live)
 {
     memset(live, 0, sizeof *live);
@@ -646,6 +759,7 @@ bool hp_sites_exact_collect(jvmtiEnv *jvmti, JNIEnv *jni, struct hp_sites_live *
     ts.t = w.t = calloc((size_t)w.n_keys + 1, sizeof *w.t);
     uint32_t *cls = calloc((size_t)w.n_keys + 1, sizeof *cls);
     uint32_t *site_of = calloc((size_t)w.n_keys + 1, sizeof *site_of);
+    forget_last(jni);
     bool ok = ts.t && cls && site_of && walk_heap(jvmti, &w, n_classes);
     if (ok) {
         /* After the walk: every live object was allocated before this count. */

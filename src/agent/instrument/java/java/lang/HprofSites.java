@@ -27,7 +27,7 @@ import jdk.internal.misc.Unsafe;
 import jdk.internal.vm.annotation.DontInline;
 
 public final class HprofSites {
-    private static final int KIND_MASK = 15, MULTI = 16, KIND_REF = 8;
+    private static final int KIND_MASK = 15, MULTI = 16, KIND_REF = 8, KIND_BOX = 9;
 
     /* Set by the agent at VM init (engage). */
     private static volatile boolean engaged;
@@ -39,6 +39,7 @@ public final class HprofSites {
     private static int EXACT; /* tag the first EXACT objects of a slot */
     private static int SAMPLE_MASK; /* then one in SAMPLE_MASK + 1 */
     private static long ALIGN_MASK; /* object alignment - 1 */
+    private static int IHIGH; /* Integer.valueOf's cache: -128..IHIGH (-XX:AutoBoxCacheMax) */
     private static final int[] BASE = new int[9], SHIFT = new int[9]; /* per array kind */
 
     /* Threads with pending instance tags: objInit does nothing while 0. */
@@ -59,6 +60,8 @@ public final class HprofSites {
     private static native int tag(Object o, int[] keys, int at, int kid, boolean sampled);
     /* Marks the tracker's own arrays so that they are not counted as live. */
     private static native void own(Object o);
+    /* The derived site of a DYN site's objects of class c; -1 on failure. */
+    private static native int derive(int site, Class<?> c);
     /* From the agent: depth, EXACT, SAMPLE, object alignment (0-3), the
      * array layout per kind: base (10+k), log2 element size (20+k). */
     private static native int config(int what);
@@ -80,6 +83,15 @@ public final class HprofSites {
     /* Shadow stack (method numbers), with depth > 1. */
     private int sp;
     private int[] stk;
+
+    /* The last object counted by invoked(): a hooked call around another
+     * (Arrays.copyOf through Array.newArray) returns it again. The agent
+     * clears it before a dump's GC. */
+    private Object last;
+    /* (DYN site, class) -> derived site, open addressing; null until used. */
+    private int[] dSite, dNum;
+    private Class<?>[] dCls;
+    private int dUsed;
 
     /* Instances to tag once their Object.<init> runs: slot, sampled bit 31. */
     private int np;
@@ -127,6 +139,44 @@ public final class HprofSites {
         int k = site & KIND_MASK;
         s.count(site, size(a, k), a);
         if ((site & MULTI) != 0) s.inner((Object[]) a, site + 32);
+    }
+
+    /* After a call of an allocating intrinsic (bsite.h: BOX and DYN sites). */
+    public static void invoked(Object r, int site) {
+        if (!engaged || r == null) return;
+        HprofSites s = current();
+        if (s == null) return;
+        if ((site & KIND_MASK) == KIND_BOX) {
+            if (fresh(r)) s.count(site | KIND_MASK, 0, r);
+            return;
+        }
+        if (r == s.last) {
+            s.last = null;
+            return;
+        }
+        int d = s.derived(site, r.getClass());
+        if (d < 0) return;
+        int k = d & KIND_MASK;
+        s.count(d, k == KIND_MASK ? 0 : size(r, k), r);
+        s.last = r;
+    }
+
+    /* Whether valueOf made `r` rather than taking it from its cache. */
+    private static boolean fresh(Object r) {
+        if (r instanceof Integer) {
+            int v = ((Integer) r).intValue();
+            return v < -128 || v > IHIGH;
+        }
+        if (r instanceof Long) {
+            long v = ((Long) r).longValue();
+            return v < -128 || v > 127;
+        }
+        if (r instanceof Short) {
+            short v = ((Short) r).shortValue();
+            return v < -128 || v > 127;
+        }
+        if (r instanceof Character) return ((Character) r).charValue() > 127;
+        return true; /* Float, Double: no cache */
     }
 
     public static void objInit(Object o) {
@@ -355,6 +405,54 @@ public final class HprofSites {
         index = idx;
     }
 
+    private int derived(int site, Class<?> c) {
+        int[] ds = dSite;
+        if (ds != null) {
+            Class<?>[] dc = dCls;
+            int mask = ds.length - 1;
+            for (int p = (site * 0x9E3779B1 + System.identityHashCode(c)) & mask;; p = (p + 1) & mask) {
+                Class<?> e = dc[p];
+                if (e == null) break;
+                if (e == c && ds[p] == site) return dNum[p];
+            }
+        }
+        int d = derive(site, c);
+        if (d >= 0) remember(site, c, d);
+        return d;
+    }
+
+    private void remember(int site, Class<?> c, int d) {
+        try {
+            if (dSite == null || 2 * (dUsed + 1) > dSite.length) {
+                int len = dSite == null ? 16 : 2 * dSite.length;
+                int[] os = dSite, on = dNum, ns = new int[len], nn = new int[len];
+                Class<?>[] oc = dCls, nc = new Class<?>[len];
+                own(ns);
+                own(nn);
+                own(nc);
+                dSite = ns;
+                dNum = nn;
+                dCls = nc;
+                dUsed = 0;
+                for (int i = 0; os != null && i < os.length; i++)
+                    if (oc[i] != null) put(os[i], oc[i], on[i]);
+            }
+        } catch (OutOfMemoryError e) {
+            return;
+        }
+        put(site, c, d);
+    }
+
+    private void put(int site, Class<?> c, int d) {
+        int mask = dSite.length - 1;
+        int p = (site * 0x9E3779B1 + System.identityHashCode(c)) & mask;
+        while (dCls[p] != null) p = (p + 1) & mask;
+        dSite[p] = site;
+        dCls[p] = c;
+        dNum[p] = d;
+        dUsed++;
+    }
+
     private boolean growStack() {
         try {
             int[] a = new int[2 * stk.length];
@@ -459,6 +557,9 @@ public final class HprofSites {
         EXACT = config(1);
         SAMPLE_MASK = config(2) - 1;
         ALIGN_MASK = config(3) - 1;
+        java.lang.reflect.Field high =
+                Class.forName("java.lang.Integer$IntegerCache", true, null).getDeclaredField("high");
+        IHIGH = U.getInt(U.staticFieldBase(high), U.staticFieldOffset(high));
         for (int k = 0; k < BASE.length; k++) {
             BASE[k] = config(10 + k);
             SHIFT[k] = config(20 + k);
