@@ -20,6 +20,7 @@
  *   new_array   after newarray/anewarray/multianewarray:
  *                                                new_array(Object arr, int site)
  *   object_init at entry of java/lang/Object.<init>()V:  object_init(Object this)
+ *   field       a field appended to one class (field_class)
  *   invoke      after an invoke* (not invokedynamic) whose result is a
  *               reference, when invoke_number accepts it:
  *                                                invoke(Object result, int site)
@@ -78,6 +79,12 @@ struct bci_hooks {
      * new_array, object_init, invoke), when not tracker_class (NULL); never rewritten
      * either. */
     const char *method_class, *alloc_class;
+
+    /* When the class rewritten is field_class (internal name): a private
+     * transient synthetic field field_name of type field_desc is appended
+     * (unless one of that name exists), for the tracker to reach through
+     * Unsafe. */
+    const char *field_class, *field_name, *field_desc;
 
     int class_number; /* first constant argument of entry/exit */
     /* Number for a method with code, in class-file order; BCI_SKIP leaves the

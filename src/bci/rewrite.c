@@ -90,6 +90,21 @@ static int is_named(const uint8_t *name, uint16_t n, const char *cls)
     return name && cls && strlen(cls) == n && !memcmp(name, cls, n);
 }
 
+/* Appends the hooks' field to the class; 1 if added, -1 on failure. */
+static int add_field(classfile *cf, const struct bci_hooks *h)
+{
+    for (uint16_t i = 0; i < cf->nfields; i++)
+        if (cp_utf8_eq(&cf->cp, cf->fields[i].name, h->field_name)) return 0;
+    if (cf->nfields == 0xffff) return -1;
+    uint32_t name = cp_add_utf8(&cf->cp, h->field_name), desc = cp_add_utf8(&cf->cp, h->field_desc);
+    cf_member *f = realloc(cf->fields, sizeof *f * ((size_t)cf->nfields + 1));
+    if (!name || !desc || !f) return -1;
+    cf->fields = f;
+    f[cf->nfields++] =
+        (cf_member){.access = 0x1082, .name = (uint16_t)name, .desc = (uint16_t)desc};
+    return 1;
+}
+
 static int run(const uint8_t *cls, size_t len, const struct bci_hooks *h, int force,
                struct bci_result *res)
 {
@@ -111,6 +126,11 @@ static int run(const uint8_t *cls, size_t len, const struct bci_hooks *h, int fo
     char where[128] = "";
     err = rewrite_methods(&x, where, sizeof where);
     int changed = 0;
+    if (!err && !force && h->field_name && h->field_desc && is_named(name, n, h->field_class)) {
+        int added = add_field(&x.cf, h);
+        if (added < 0) err = "cannot add the field";
+        changed = added > 0;
+    }
     for (uint16_t i = 0; i < x.cf.nmethods; i++)
         changed |= x.cf.methods[i].new_code != NULL;
     if (!err && !changed && !force) err = "nothing to inject";

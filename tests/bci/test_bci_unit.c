@@ -376,6 +376,44 @@ static void test_invoke_results(void **state)
     free(cls);
 }
 
+static void test_add_field(void **state)
+{
+    (void)state;
+    uint8_t code[] = {0xb1};
+    cg_method m = {
+        .access = 9, .name = "m", .desc = "()V", .max_stack = 0, .code = code, .code_len = 1};
+    size_t len;
+    uint8_t *cls = one_method(52, &m, &len);
+    struct bci_hooks h = all_hooks;
+    h.field_class = "C";
+    h.field_name = "slot";
+    h.field_desc = "Ljava/lang/Object;";
+    struct bci_result r;
+    assert_int_equal(rewrite(cls, len, &h, &r), 1);
+    classfile cf;
+    assert_null(cf_parse(&cf, r.data, r.len));
+    assert_int_equal(cf.nfields, 1);
+    assert_int_equal(cf.fields[0].access, 0x1082);
+    assert_true(cp_utf8_eq(&cf.cp, cf.fields[0].name, "slot"));
+    assert_true(cp_utf8_eq(&cf.cp, cf.fields[0].desc, "Ljava/lang/Object;"));
+    cf_free(&cf);
+    /* Once there, not added again; another class gets none. */
+    struct bci_result again;
+    assert_int_equal(rewrite(r.data, r.len, &h, &again), 1);
+    assert_null(cf_parse(&cf, again.data, again.len));
+    assert_int_equal(cf.nfields, 1);
+    cf_free(&cf);
+    bci_free(&again);
+    h.field_class = "D";
+    assert_int_equal(rewrite(cls, len, &h, &again), 1);
+    assert_null(cf_parse(&cf, again.data, again.len));
+    assert_int_equal(cf.nfields, 0);
+    cf_free(&cf);
+    bci_free(&again);
+    bci_free(&r);
+    free(cls);
+}
+
 static int skip_all(void *ctx, const char *name, const char *desc, uint16_t access)
 {
     (void)ctx, (void)name, (void)desc, (void)access;
@@ -853,6 +891,7 @@ int main(void)
         cmocka_unit_test(test_branch_to_zero_skips_entry),
         cmocka_unit_test(test_allocation_sites),
         cmocka_unit_test(test_invoke_results),
+        cmocka_unit_test(test_add_field),
         cmocka_unit_test(test_untouched_methods),
         cmocka_unit_test(test_constructor_catch_starts_after_super),
         cmocka_unit_test(test_object_init),

@@ -239,6 +239,15 @@ bool hp_instr_add(struct hp_setup *s, const struct hp_instr_client *c)
         hp_error("two modes claim the same bytecode injection");
         return false;
     }
+    if (c->field_class) {
+        if (h->field_class) {
+            hp_error("two modes add a field");
+            return false;
+        }
+        h->field_class = c->field_class;
+        h->field_name = c->field_name;
+        h->field_desc = c->field_desc;
+    }
     if (c->entry_name || c->exit_name) {
         h->method_class = c->class_name;
         h->entry_exit_skip_leaves = c->entry_exit_skip_leaves;

@@ -50,6 +50,8 @@ struct hp_instr_client {
     const char *class_name;
     const unsigned char *class_bytes;
     size_t class_len;
+    /* A field appended to one class (bci field_class), NULL: none. */
+    const char *field_class, *field_name, *field_desc;
     /* Entry/exit only in methods that invoke or allocate (bci
      * entry_exit_skip_leaves): enough for a shadow stack of callers. */
     bool entry_exit_skip_leaves;

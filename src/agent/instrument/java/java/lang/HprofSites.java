@@ -5,8 +5,9 @@
  * Thread.currentThread, Object.getClass and jdk.internal.misc.Unsafe
  * intrinsics.
  *
- * Each thread owns one instance, found through a table keyed by the thread
- * ID. It counts allocations per slot, a slot being (bytecode site, the
+ * Each thread owns one instance, found through the field hprofSites the
+ * agent adds to java.lang.Thread (else through a table keyed by the thread
+ * ID). It counts allocations per slot, a slot being (bytecode site, the
  * calling methods below the allocating one, depth-1 of them), in plain
  * arrays only its thread writes: no lock, no atomic, no JNI per allocation.
  * With depth > 1 the methods come from a shadow stack kept by the injected
@@ -33,6 +34,7 @@ public final class HprofSites {
     private static volatile boolean engaged;
     private static Unsafe U;
     private static long TID; /* offset of Thread.tid */
+    private static long SLOT = -1; /* offset of the added Thread.hprofSites, -1 if absent */
     private static long PENDING; /* offset of `pending` in its static base */
     private static Object STATICS;
     private static int W; /* ints per slot key: site, then the shadow stack's top and callers */
@@ -127,14 +129,12 @@ public final class HprofSites {
     /* ---- injected calls ---- */
 
     public static void newObj(int site) {
-        if (!engaged) return;
-        HprofSites s = current();
+        HprofSites s = state();
         if (s != null) s.count(site, 0, null);
     }
 
     public static void newArray(Object a, int site) {
-        if (!engaged) return;
-        HprofSites s = current();
+        HprofSites s = state();
         if (s == null) return;
         int k = site & KIND_MASK;
         s.count(site, size(a, k), a);
@@ -143,8 +143,8 @@ public final class HprofSites {
 
     /* After a call of an allocating intrinsic (bsite.h: BOX and DYN sites). */
     public static void invoked(Object r, int site) {
-        if (!engaged || r == null) return;
-        HprofSites s = current();
+        if (r == null) return;
+        HprofSites s = state();
         if (s == null) return;
         if ((site & KIND_MASK) == KIND_BOX) {
             if (fresh(r)) s.count(site | KIND_MASK, 0, r);
@@ -185,31 +185,49 @@ public final class HprofSites {
         if (s != null && s.np > 0) s.pair(o);
     }
 
-    @DontInline
+    /* enter/exit run at every call of most methods: a short path that the
+     * JIT inlines (the state from the Thread field, a push or a pop), the
+     * rest out of line. */
     public static void enter(int cnum, int mnum) {
-        if (!engaged) return;
-        HprofSites s = current();
+        HprofSites s = state();
         if (s == null) return;
         int i = s.sp;
-        if (i == s.stk.length && !s.growStack()) return;
-        s.stk[i] = mnum;
-        s.sp = i + 1;
+        int[] st = s.stk;
+        if (i < st.length) {
+            st[i] = mnum;
+            s.sp = i + 1;
+        } else {
+            s.push(mnum);
+        }
+    }
+
+    public static void exit(int cnum, int mnum) {
+        HprofSites s = state();
+        if (s == null) return;
+        int i = s.sp - 1;
+        if (i >= 0 && s.stk[i] == mnum) s.sp = i;
+        else s.unwind(i, mnum);
+    }
+
+    private static HprofSites state() {
+        if (!engaged) return null;
+        Thread t = Thread.currentThread();
+        Object o = t != null && SLOT >= 0 ? U.getReference(t, SLOT) : null;
+        return o != null ? (HprofSites) o : current();
     }
 
     @DontInline
-    public static void exit(int cnum, int mnum) {
-        if (!engaged) return;
-        HprofSites s = current();
-        if (s == null) return;
-        int i = s.sp - 1;
-        if (i >= 0 && s.stk[i] == mnum) {
-            s.sp = i;
-            return;
-        }
-        /* Frames above ours left without their exit call (an exception out
-         * of a constructor before super() returned): they ended too. */
-        while (i >= 0 && s.stk[i] != mnum) i--;
-        if (i >= 0) s.sp = i; /* else entered before we could see it */
+    private void push(int mnum) {
+        if (sp == stk.length && !growStack()) return;
+        stk[sp++] = mnum;
+    }
+
+    /* Frames above ours left without their exit call (an exception out of a
+     * constructor before super() returned): they ended too. */
+    @DontInline
+    private void unwind(int i, int mnum) {
+        while (i >= 0 && stk[i] != mnum) i--;
+        if (i >= 0) sp = i; /* else entered before we could see it */
     }
 
     /* ---- counting ---- */
@@ -467,9 +485,16 @@ public final class HprofSites {
 
     /* ---- thread table ---- */
 
+    /* The calling thread's state, registered if new; out of line: state()
+     * is the common path. */
+    @DontInline
     private static HprofSites current() {
         Thread t = Thread.currentThread();
         if (t == null) return null;
+        if (SLOT >= 0) {
+            Object o = U.getReference(t, SLOT);
+            if (o != null) return (HprofSites) o;
+        }
         long id = U.getLong(t, TID);
         HprofSites[] tab = table;
         int mask = tab.length - 1;
@@ -484,6 +509,7 @@ public final class HprofSites {
      * a state, whose Object.<init> calls objInit. */
     private static HprofSites find() {
         Thread t = Thread.currentThread();
+        if (SLOT >= 0) return (HprofSites) U.getReference(t, SLOT);
         long id = U.getLong(t, TID);
         HprofSites[] tab = table;
         int mask = tab.length - 1;
@@ -519,6 +545,7 @@ public final class HprofSites {
             return null;
         }
         own(s);
+        if (SLOT >= 0) U.putReference(t, SLOT, s);
         s.allIndex = nAll;
         all[nAll++] = s;
         tab[i] = s;
@@ -549,6 +576,11 @@ public final class HprofSites {
     static void engage() throws Exception {
         U = Unsafe.getUnsafe();
         TID = U.objectFieldOffset(Thread.class, "tid");
+        try {
+            SLOT = U.objectFieldOffset(Thread.class, "hprofSites");
+        } catch (InternalError e) {
+            SLOT = -1; /* Thread was not rewritten: the table alone */
+        }
         java.lang.reflect.Field f = HprofSites.class.getDeclaredField("pending");
         STATICS = U.staticFieldBase(f);
         PENDING = U.staticFieldOffset(f);
@@ -581,6 +613,7 @@ public final class HprofSites {
             HprofSites s = tab[i];
             if (s.tid != id || s.thread != t) continue;
             s.thread = null;
+            if (SLOT >= 0) U.putReference(t, SLOT, null);
             tab[i] = GONE;
             HprofSites moved = all[--nAll];
             all[s.allIndex] = moved;
