@@ -18,8 +18,8 @@
 static struct {
     jobject bean; /* global reference to the HotSpotDiagnosticMXBean */
     jmethodID dump_heap;
-    bool unusable;      /* reported once; later dumps walk the heap */
-    bool concurrent_gc; /* ZGC or Shenandoah: no GC can be had at VM death */
+    bool unusable; /* reported once; later dumps walk the heap */
+    bool zgc;      /* no GC can be had at VM death */
     unsigned files;
 } hs;
 
@@ -98,11 +98,9 @@ static bool find_bean(JNIEnv *jni, char *why, size_t n)
     else
         ok = true;
     hs.dump_heap = dump;
-    /* Their GC threads are stopped before VM death is posted, and a heap
-     * dump's GC would wait for them for ever (JDK 25 with ZGC does). */
-    if (ok)
-        hs.concurrent_gc =
-            vm_flag(jni, iface, bean, "UseZGC") || vm_flag(jni, iface, bean, "UseShenandoahGC");
+    /* ZGC's threads are stopped before VM death is posted, and a heap
+     * dump's GC then waits for them for ever (JDK 25; JDK 17 did not). */
+    if (ok) hs.zgc = vm_flag(jni, iface, bean, "UseZGC");
     if (impl) (*jni)->DeleteLocalRef(jni, impl);
     if (bean) (*jni)->DeleteLocalRef(jni, bean);
     if (iface) (*jni)->DeleteLocalRef(jni, iface);
@@ -209,7 +207,7 @@ bool hd_hotspot_dump(jvmtiEnv *jvmti, JNIEnv *jni)
     }
     /* No agent lock is held here: the call runs Java code, which may load
      * classes and so post events that write records. */
-    bool live = !(hs.concurrent_gc && !atomic_load(&hp.live));
+    bool live = !(hs.zgc && !atomic_load(&hp.live));
     (*jni)->CallVoidMethod(jni, hs.bean, hs.dump_heap, jpath, live ? JNI_TRUE : JNI_FALSE);
     bool failed = (*jni)->ExceptionCheck(jni);
     if (failed) take_exception(jni, why, sizeof why);
