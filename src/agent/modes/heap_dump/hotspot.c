@@ -173,9 +173,8 @@ static void *splicer(void *arg)
     return NULL;
 }
 
-bool hd_hotspot_dump(jvmtiEnv *jvmti, JNIEnv *jni)
+bool hd_hotspot_dump(JNIEnv *jni)
 {
-    (void)jvmti;
     char why[256] = "";
     if (hs.unusable) return false;
     if (hs.bean == NULL && !find_bean(jni, why, sizeof why)) {
@@ -218,13 +217,15 @@ bool hd_hotspot_dump(jvmtiEnv *jvmti, JNIEnv *jni)
     (*jni)->DeleteLocalRef(jni, jpath);
     const char *what = failed ? why : job.sp.error;
     if (job.res == HD_SPLICE_NOTHING) {
-        hp_error("heap dump: the JVM's own dumper failed (%s); walking the heap with JVM TI "
-                 "instead",
+        hp_error("heap dump through the JVM's own dumper failed (%s); walking the heap with "
+                 "JVM TI instead",
                  what);
         return false;
     }
     if (job.res == HD_SPLICE_BROKEN)
-        hp_error("heap dump: the JVM's own dumper failed (%s); this heap dump is incomplete", what);
+        hp_error("heap dump through the JVM's own dumper failed (%s); this heap dump is "
+                 "incomplete",
+                 what);
     else if (hp.opt.logflags)
         fprintf(stderr,
                 "HPROF LOG: heap dump (the JVM's dumper): %" PRIu64 " objects, %" PRIu64

@@ -5,11 +5,10 @@
 #define HPROF_HD_HOTSPOT_H
 
 #include <jni.h>
-#include <jvmti.h>
 #include <stdbool.h>
 
 /* Writes one heap dump; false when nothing was written and the caller should
  * walk the heap itself (the reason is reported). */
-bool hd_hotspot_dump(jvmtiEnv *jvmti, JNIEnv *jni);
+bool hd_hotspot_dump(JNIEnv *jni);
 
 #endif

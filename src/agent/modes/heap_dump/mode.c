@@ -69,7 +69,7 @@ static void report(const struct hd_walk *w, const struct hd_stream *s, const str
 static void dump(jvmtiEnv *jvmti, JNIEnv *jni)
 {
     /* The JVM's dumper has no allocation traces (heap=all) and no ascii. */
-    if (hp_output_binary() && !hp.opt.heap_sites && hd_hotspot_dump(jvmti, jni)) return;
+    if (hp_output_binary() && !hp.opt.heap_sites && hd_hotspot_dump(jni)) return;
     const struct hp_heap_dump_encoder *enc =
         hp_output_binary() ? &hp_heap_dump_binary : &hp_heap_dump_ascii;
     struct steps t = {.start = hp_mono_ns()};
