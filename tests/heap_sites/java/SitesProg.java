@@ -110,6 +110,11 @@ public class SitesProg {
             sink = Short.valueOf((short) (200 + small)); // SITE sbox
             sink = Character.valueOf((char) small); // cached
             sink = Character.valueOf((char) (200 + small)); // SITE cbox
+            int odd = i & 1; // at the cache bounds: every other value is fresh
+            sink = Integer.valueOf(127 + odd); // SITE iedge
+            sink = Long.valueOf(-128 - odd); // SITE ledge
+            sink = Short.valueOf((short) (127 + odd)); // SITE sedge
+            sink = Character.valueOf((char) (127 + odd)); // SITE cedge
             sink = Byte.valueOf((byte) i); // always cached
             sink = Boolean.valueOf((i & 1) == 0); // never allocates
             sink = Double.valueOf(small); // SITE dbox
