@@ -1,5 +1,5 @@
-"""Overhead of cpu=times on the bench/ programs with a given agent build, when
-bench/run.sh (which always uses build/libhprof.so) is not wanted. Commands
+"""CPU-time overhead of cpu=times on the bench/ programs with a given agent
+build (bench/run.sh reports wall time, which the shared machine makes noisy). Commands
 come from bench/programs.conf and bench/modes.conf; bench/prepare.sh must have
 made bench/work. Prints one JSON line per run: wall time and CPU time (user +
 sys of the JVM, children's rusage). Runs are stopped at CAP x the baseline's
