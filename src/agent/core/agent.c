@@ -14,6 +14,7 @@
 #include "agent_thread.h"
 #include "dump.h"
 #include "error.h"
+#include "gc.h"
 #include "listener.h"
 #include "mode.h"
 #include "pause.h"
@@ -119,6 +120,7 @@ static void record_running_threads(jvmtiEnv *jvmti, JNIEnv *jni, jthread current
 static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 {
     atomic_store(&hp.live, true);
+    hp_gc_probe();
     hp_set_events(JVMTI_ENABLE, live_events, sizeof live_events / sizeof live_events[0]);
     const jvmtiEvent prepare = JVMTI_EVENT_CLASS_PREPARE;
     if (class_prepare_wanted()) hp_set_events(JVMTI_ENABLE, &prepare, 1);
@@ -142,6 +144,7 @@ static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
     if (net_fd >= 0) hp_listener_stop();
     FOR_MODES(m)
     if ((*m)->vm_death) (*m)->vm_death(jvmti, jni);
+    hp_gc_vm_death();
     if (hp.opt.doe) hp_dump_all(jvmti, jni);
     hp_out_close();
 }

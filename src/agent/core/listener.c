@@ -13,6 +13,7 @@
 #include "agent_thread.h"
 #include "dump.h"
 #include "error.h"
+#include "gc.h"
 #include "mode.h"
 
 #include <errno.h>
@@ -207,7 +208,7 @@ static bool command(jvmtiEnv *jvmti, JNIEnv *jni, uint8_t tag)
     uint16_t flags;
     switch (tag) {
     case CMD_GC:
-        hp_jvmti_ok(jvmti, (*jvmti)->ForceGarbageCollection(jvmti), "ForceGarbageCollection");
+        hp_gc_for_dump(jvmti);
         return true;
     case CMD_DUMP_HEAP:
         hp_dump_heap(jvmti, jni);

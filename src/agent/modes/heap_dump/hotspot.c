@@ -2,6 +2,7 @@
 
 #include "../../core/agent.h"
 #include "../../core/error.h"
+#include "../../core/gc.h"
 #include "splice.h"
 
 #include <errno.h>
@@ -19,7 +20,6 @@ static struct {
     jobject bean; /* global reference to the HotSpotDiagnosticMXBean */
     jmethodID dump_heap;
     bool unusable; /* reported once; later dumps walk the heap */
-    bool zgc;      /* no GC can be had at VM death */
     unsigned files;
 } hs;
 
@@ -43,27 +43,6 @@ static void take_exception(JNIEnv *jni, char *out, size_t n)
     if (s) (*jni)->DeleteLocalRef(jni, s);
     if (object) (*jni)->DeleteLocalRef(jni, object);
     (*jni)->DeleteLocalRef(jni, t);
-}
-
-/* bean.getVMOption(flag).getValue() is "true"; false on any failure. */
-static bool vm_flag(JNIEnv *jni, jclass iface, jobject bean, const char *flag)
-{
-    jmethodID get = (*jni)->GetMethodID(jni, iface, "getVMOption",
-                                        "(Ljava/lang/String;)Lcom/sun/management/VMOption;");
-    jstring name = get ? (*jni)->NewStringUTF(jni, flag) : NULL;
-    jobject option = name ? (*jni)->CallObjectMethod(jni, bean, get, name) : NULL;
-    jclass cls = option ? (*jni)->GetObjectClass(jni, option) : NULL;
-    jmethodID value =
-        cls ? (*jni)->GetMethodID(jni, cls, "getValue", "()Ljava/lang/String;") : NULL;
-    jstring v = value ? (*jni)->CallObjectMethod(jni, option, value) : NULL;
-    const char *chars = v ? (*jni)->GetStringUTFChars(jni, v, NULL) : NULL;
-    bool on = chars && strcmp(chars, "true") == 0;
-    if (chars) (*jni)->ReleaseStringUTFChars(jni, v, chars);
-    if ((*jni)->ExceptionCheck(jni)) (*jni)->ExceptionClear(jni);
-    jobject refs[] = {name, option, cls, v};
-    for (size_t i = 0; i < sizeof refs / sizeof refs[0]; i++)
-        if (refs[i]) (*jni)->DeleteLocalRef(jni, refs[i]);
-    return on;
 }
 
 /* ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class), and
@@ -98,9 +77,6 @@ static bool find_bean(JNIEnv *jni, char *why, size_t n)
     else
         ok = true;
     hs.dump_heap = dump;
-    /* ZGC's threads are stopped before VM death is posted, and a heap
-     * dump's GC then waits for them for ever (JDK 25; JDK 17 did not). */
-    if (ok) hs.zgc = vm_flag(jni, iface, bean, "UseZGC");
     if (impl) (*jni)->DeleteLocalRef(jni, impl);
     if (bean) (*jni)->DeleteLocalRef(jni, bean);
     if (iface) (*jni)->DeleteLocalRef(jni, iface);
@@ -206,7 +182,7 @@ bool hd_hotspot_dump(JNIEnv *jni)
     }
     /* No agent lock is held here: the call runs Java code, which may load
      * classes and so post events that write records. */
-    bool live = !(hs.zgc && !atomic_load(&hp.live));
+    bool live = !(hp_gc_none_at_death() && !atomic_load(&hp.live));
     (*jni)->CallVoidMethod(jni, hs.bean, hs.dump_heap, jpath, live ? JNI_TRUE : JNI_FALSE);
     bool failed = (*jni)->ExceptionCheck(jni);
     if (failed) take_exception(jni, why, sizeof why);

@@ -5,6 +5,7 @@
 #include "../../core/mode.h"
 #include "../../core/agent.h"
 #include "../../core/error.h"
+#include "../../core/gc.h"
 #include "../../io/writer.h"
 #include "../../output/encoder.h"
 #include "../../output/heap_dump_encoder.h"
@@ -73,7 +74,7 @@ static void dump(jvmtiEnv *jvmti, JNIEnv *jni)
     const struct hp_heap_dump_encoder *enc =
         hp_output_binary() ? &hp_heap_dump_binary : &hp_heap_dump_ascii;
     struct steps t = {.start = hp_mono_ns()};
-    hp_jvmti_ok(jvmti, (*jvmti)->ForceGarbageCollection(jvmti), "ForceGarbageCollection");
+    hp_gc_for_dump(jvmti);
     t.gc = hp_mono_ns();
     struct hd_classes cs;
     if (!hd_classes_load(&cs, jvmti, jni)) return;

@@ -2,6 +2,7 @@
 
 #include "../../core/agent.h"
 #include "../../core/error.h"
+#include "../../core/gc.h"
 #include "../../instrument/instrument.h"
 #include "../../tables/class.h"
 #include "../../tables/method.h"
@@ -670,7 +671,7 @@ static bool walk_heap(jvmtiEnv *jvmti, struct walk *w, uint32_t n_classes)
         w->map.tags[i] = (jlong)k->obj;
         w->map.serial[i] = k->serial;
     }
-    hp_jvmti_ok(jvmti, (*jvmti)->ForceGarbageCollection(jvmti), "ForceGarbageCollection");
+    hp_gc_for_dump(jvmti);
     jvmtiHeapCallbacks cb;
     memset(&cb, 0, sizeof cb);
     cb.heap_iteration_callback = count_live;

@@ -2,6 +2,7 @@
 
 #include "../../core/agent.h"
 #include "../../core/error.h"
+#include "../../core/gc.h"
 #include "site.h"
 #include "weight.h"
 
@@ -49,7 +50,7 @@ bool hp_sites_live_count(jvmtiEnv *jvmti, struct hp_sites_live *live)
         hp_sites_live_free(live);
         return false;
     }
-    hp_jvmti_ok(jvmti, (*jvmti)->ForceGarbageCollection(jvmti), "ForceGarbageCollection");
+    hp_gc_for_dump(jvmti);
     jvmtiHeapCallbacks cb;
     memset(&cb, 0, sizeof cb);
     cb.heap_iteration_callback = count_object;

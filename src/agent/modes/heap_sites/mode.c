@@ -8,6 +8,7 @@
 #include "../../core/mode.h"
 #include "../../core/agent.h"
 #include "../../core/error.h"
+#include "../../core/gc.h"
 #include "../../output/encoder.h"
 #include "exact.h"
 #include "live.h"
@@ -62,7 +63,7 @@ static void vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
      * hundred KB) pass unseen. A collection retires every TLAB. Sampled
      * mode skips it: it only delays the first sample of those threads. */
     if (hp.opt.alloc_interval == 0)
-        hp_jvmti_ok(jvmti, (*jvmti)->ForceGarbageCollection(jvmti), "ForceGarbageCollection");
+        hp_gc_for_dump(jvmti);
 }
 
 /* Live counts per site, on the route in use (after a forced collection). */
