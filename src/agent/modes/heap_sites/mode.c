@@ -62,8 +62,7 @@ static void vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
      * the TLABs threads already hold would let their next allocations (some
      * hundred KB) pass unseen. A collection retires every TLAB. Sampled
      * mode skips it: it only delays the first sample of those threads. */
-    if (hp.opt.alloc_interval == 0)
-        hp_gc_for_dump(jvmti);
+    if (hp.opt.alloc_interval == 0) hp_gc_for_dump(jvmti);
 }
 
 /* Live counts per site, on the route in use (after a forced collection). */
