@@ -257,3 +257,24 @@ bool hp_instr_add(struct hp_setup *s, const struct hp_instr_client *c)
     clients[n_clients++] = *c;
     return true;
 }
+
+void *hp_instr_copy_array(JNIEnv *jni, jobject obj, jfieldID f, jint n, bool is_long)
+{
+    jarray a = (*jni)->GetObjectField(jni, obj, f);
+    void *out = malloc((is_long ? sizeof(jlong) : sizeof(jint)) * (size_t)(n ? n : 1));
+    bool ok = a != NULL && out != NULL && (*jni)->GetArrayLength(jni, a) >= n;
+    if (ok && is_long)
+        (*jni)->GetLongArrayRegion(jni, a, 0, n, out);
+    else if (ok)
+        (*jni)->GetIntArrayRegion(jni, a, 0, n, out);
+    if (a) (*jni)->DeleteLocalRef(jni, a);
+    if ((*jni)->ExceptionCheck(jni)) {
+        (*jni)->ExceptionClear(jni);
+        ok = false;
+    }
+    if (!ok) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}

@@ -74,6 +74,11 @@ jclass hp_instr_class(const char *class_name);
  * false if the tracker is missing. */
 bool hp_instr_engage(JNIEnv *jni);
 
+/* A malloc'd copy of the first n elements (jint, or jlong if is_long) of
+ * the array in field f of a tracker object; NULL if it is missing, shorter
+ * than n, or memory ran out. The trackers' counters are read this way. */
+void *hp_instr_copy_array(JNIEnv *jni, jobject obj, jfieldID f, jint n, bool is_long);
+
 /* Marks mnum's class for the next hp_instr_resolve. */
 void hp_instr_want(int mnum);
 /* Resolves the jmethodIDs of the wanted classes loaded now, once each. */

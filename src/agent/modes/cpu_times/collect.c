@@ -118,27 +118,6 @@ static void snap_free(jint id)
     snaps[id] = NULL;
 }
 
-static void *array_copy(JNIEnv *jni, jobject state, jfieldID f, jint n, bool is_long)
-{
-    jarray a = (*jni)->GetObjectField(jni, state, f);
-    void *out = malloc((is_long ? sizeof(jlong) : sizeof(jint)) * (size_t)(n ? n : 1));
-    if (a == NULL || out == NULL || (*jni)->GetArrayLength(jni, a) < n) {
-        free(out);
-        return NULL;
-    }
-    if (is_long)
-        (*jni)->GetLongArrayRegion(jni, a, 0, n, out);
-    else
-        (*jni)->GetIntArrayRegion(jni, a, 0, n, out);
-    (*jni)->DeleteLocalRef(jni, a);
-    if ((*jni)->ExceptionCheck(jni)) {
-        (*jni)->ExceptionClear(jni);
-        free(out);
-        return NULL;
-    }
-    return out;
-}
-
 static void reading_free(struct reading *r)
 {
     free(r->keys);
@@ -164,10 +143,10 @@ static bool read_state(jvmtiEnv *jvmti, JNIEnv *jni, jobject state, uint32_t ser
         r->thread_serial = t ? t->serial : HP_THREAD_SERIAL_UNKNOWN;
         if (thread) (*jni)->DeleteLocalRef(jni, thread);
     }
-    r->keys = array_copy(jni, state, f_keys, r->n * d, false);
-    r->count = array_copy(jni, state, f_count, r->n, false);
-    r->self = array_copy(jni, state, f_self, r->n, true);
-    r->total = array_copy(jni, state, f_total, r->n, true);
+    r->keys = hp_instr_copy_array(jni, state, f_keys, r->n * d, false);
+    r->count = hp_instr_copy_array(jni, state, f_count, r->n, false);
+    r->self = hp_instr_copy_array(jni, state, f_self, r->n, true);
+    r->total = hp_instr_copy_array(jni, state, f_total, r->n, true);
     if (r->keys && r->count && r->self && r->total) return true;
     reading_free(r);
     return false;

@@ -437,27 +437,6 @@ struct tally {
     uint64_t live, live_bytes, live_sampled; /* tagged objects found live */
 };
 
-static void *array_copy(JNIEnv *jni, jobject state, jfieldID f, jint n, bool is_long)
-{
-    jarray a = (*jni)->GetObjectField(jni, state, f);
-    void *out = malloc((is_long ? sizeof(jlong) : sizeof(jint)) * (size_t)(n ? n : 1));
-    if (a == NULL || out == NULL || (*jni)->GetArrayLength(jni, a) < n) {
-        free(out);
-        return NULL;
-    }
-    if (is_long)
-        (*jni)->GetLongArrayRegion(jni, a, 0, n, out);
-    else
-        (*jni)->GetIntArrayRegion(jni, a, 0, n, out);
-    (*jni)->DeleteLocalRef(jni, a);
-    if ((*jni)->ExceptionCheck(jni)) {
-        (*jni)->ExceptionClear(jni);
-        free(out);
-        return NULL;
-    }
-    return out;
-}
-
 /* Calls add(key, objs, bytes) for every slot of a tracker state. */
 static void read_state(jvmtiEnv *jvmti, JNIEnv *jni, jobject state, uint32_t serial,
                        void (*add)(uint32_t key, uint64_t objs, uint64_t bytes, void *ctx),
@@ -471,10 +450,10 @@ static void read_state(jvmtiEnv *jvmti, JNIEnv *jni, jobject state, uint32_t ser
         serial = t ? t->serial : HP_THREAD_SERIAL_UNKNOWN;
         if (thread) (*jni)->DeleteLocalRef(jni, thread);
     }
-    jint *keys = array_copy(jni, state, f_keys, n * width, false);
-    jlong *cnt = array_copy(jni, state, f_cnt, n, true);
-    jlong *bytes = array_copy(jni, state, f_bytes, n, true);
-    jint *kid = array_copy(jni, state, f_kid, n, false);
+    jint *keys = hp_instr_copy_array(jni, state, f_keys, n * width, false);
+    jlong *cnt = hp_instr_copy_array(jni, state, f_cnt, n, true);
+    jlong *bytes = hp_instr_copy_array(jni, state, f_bytes, n, true);
+    jint *kid = hp_instr_copy_array(jni, state, f_kid, n, false);
     for (jint j = 0; keys && cnt && bytes && kid && j < n; j++) {
         if (cnt[j] <= 0) continue;
         uint32_t k = kid[j] > 0
