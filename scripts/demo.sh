@@ -40,8 +40,8 @@ if (($#)); then
     profile "$1" "$out" 8
     show "$out"
 else
-    # Exact heap=sites sees every allocation through a JVM TI event, which is
-    # slow (see README), so that run gets a smaller workload.
+    # The demo is allocation-bound, where exact heap=sites costs about 3x
+    # (see README), so that run gets a smaller workload.
     profile heap=sites,depth=6 build/demo/sites.txt 2
     profile cpu=samples,depth=6 build/demo/cpu.txt 24
     show build/demo/sites.txt
