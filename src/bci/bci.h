@@ -71,6 +71,11 @@ struct bci_hooks {
     /* No entry/exit in methods without an invoke or allocation instruction:
      * they can never be below another frame nor allocate by bytecode. */
     int entry_exit_skip_leaves;
+    /* Short leaves (no invoke, allocation, backward branch or exception
+     * handler: they run a bounded number of instructions and call nothing)
+     * get, instead of entry and exit, this one call before each return and
+     * athrow and in the catch-all: (II)V. NULL: treated like other methods. */
+    const char *leaf_name, *leaf_desc;
     const char *new_obj_name, *new_obj_desc;         /* (I)V */
     const char *new_array_name, *new_array_desc;     /* (Ljava/lang/Object;I)V */
     const char *object_init_name, *object_init_desc; /* (Ljava/lang/Object;)V */

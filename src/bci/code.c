@@ -326,12 +326,31 @@ static int calls_or_allocates(const mctx *m)
     return 0;
 }
 
+static int goes_forward(const mctx *m, const insn_t *i, int64_t t, void *arg)
+{
+    (void)m;
+    (void)arg;
+    return t > i->pc;
+}
+
+/* No invoke, allocation, backward branch or exception handler: a bounded
+ * run of instructions that calls nothing (bci_hooks.leaf_name). */
+static int short_leaf(const mctx *m)
+{
+    if (m->nexc || calls_or_allocates(m)) return 0;
+    for (uint32_t k = 0; k < m->n; k++)
+        if (!each_target(m, &m->in[k], goes_forward, NULL)) return 0;
+    return 1;
+}
+
 static void plan(mctx *m, const smt_table *smt)
 {
     const struct bci_hooks *h = m->x->h;
     int on = m->p->mnum >= 0;
-    int calls_on = on && (!h->entry_exit_skip_leaves || calls_or_allocates(m));
-    int exit_on = calls_on && h->exit_name;
+    int leaf = on && h->leaf_name && short_leaf(m);
+    int calls_on = on && !leaf && (!h->entry_exit_skip_leaves || calls_or_allocates(m));
+    int exit_on = (calls_on && h->exit_name) || leaf;
+    int exit_kind = leaf ? HK_LEAF : HK_EXIT;
     m->catch_from = -1;
     if (exit_on && h->exit_catch_all) {
         m->catch_from = m->p->ctor ? ctor_body_start(m, smt) : 0;
@@ -350,7 +369,7 @@ static void plan(mctx *m, const smt_table *smt)
         i->pre = (uint32_t)m->inj.len;
         if (exit_on && (insn_is_return(op) ||
                         (op == OP_ATHROW && (m->catch_from < 0 || i->pc < m->catch_from))))
-            call_method_hook(m, HK_EXIT);
+            call_method_hook(m, exit_kind);
         else if (on && op == OP_NEW && h->new_obj_name && site_number(m, i, &site)) {
             push_int(m, site);
             call_hook(m, HK_NEW);
@@ -375,7 +394,7 @@ static void plan(mctx *m, const smt_table *smt)
     }
     if (m->catch_from >= 0) {
         m->handler = (uint32_t)m->inj.len;
-        call_method_hook(m, HK_EXIT);
+        call_method_hook(m, exit_kind);
         wr_u1(&m->inj, OP_ATHROW);
         m->handler_len = (uint32_t)m->inj.len - m->handler;
     }

@@ -9,11 +9,13 @@
 uint32_t rw_hook_ref(rw_ctx *x, int k)
 {
     const struct bci_hooks *h = x->h;
-    const char *name[HK_COUNT] = {h->entry_name,     h->exit_name,        h->new_obj_name,
-                                  h->new_array_name, h->object_init_name, h->invoke_name};
-    const char *desc[HK_COUNT] = {h->entry_desc,     h->exit_desc,        h->new_obj_desc,
-                                  h->new_array_desc, h->object_init_desc, h->invoke_desc};
-    const char *owner = k <= HK_EXIT ? h->method_class : h->alloc_class;
+    const char *name[HK_COUNT] = {h->entry_name,   h->exit_name,      h->leaf_name,
+                                  h->new_obj_name, h->new_array_name, h->object_init_name,
+                                  h->invoke_name};
+    const char *desc[HK_COUNT] = {h->entry_desc,   h->exit_desc,      h->leaf_desc,
+                                  h->new_obj_desc, h->new_array_desc, h->object_init_desc,
+                                  h->invoke_desc};
+    const char *owner = k <= HK_LEAF ? h->method_class : h->alloc_class;
     if (!x->mref[k])
         x->mref[k] =
             cp_add_methodref(&x->cf.cp, owner ? owner : h->tracker_class, name[k], desc[k]);
@@ -29,12 +31,11 @@ static int skip(struct bci_result *res, const char *why, const char *detail)
 
 static const char *check_hooks(const struct bci_hooks *h)
 {
-    const char *pairs[][2] = {{h->entry_name, h->entry_desc},
-                              {h->exit_name, h->exit_desc},
-                              {h->new_obj_name, h->new_obj_desc},
-                              {h->new_array_name, h->new_array_desc},
-                              {h->object_init_name, h->object_init_desc},
-                              {h->invoke_name, h->invoke_desc}};
+    const char *pairs[][2] = {
+        {h->entry_name, h->entry_desc},         {h->exit_name, h->exit_desc},
+        {h->leaf_name, h->leaf_desc},           {h->new_obj_name, h->new_obj_desc},
+        {h->new_array_name, h->new_array_desc}, {h->object_init_name, h->object_init_desc},
+        {h->invoke_name, h->invoke_desc}};
     int any = 0;
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
         if (pairs[i][0] && !pairs[i][1]) return "hook without descriptor";

@@ -815,6 +815,47 @@ static void test_skip_leaves(void **state)
     free(cls);
 }
 
+/* Short leaves get one leaf call per exit instead of entry + exit; a
+ * method with a backward branch keeps both. */
+static void test_short_leaves(void **state)
+{
+    (void)state;
+    classgen *g = cg_new(49, "C", NULL);
+    uint8_t leaf[] = {0x03, 0xac};       /* iconst_0; ireturn */
+    uint8_t loop[] = {0xa7, 0x00, 0x00}; /* goto self */
+    cg_add_method(g, &(cg_method){.access = 9,
+                                  .name = "leaf",
+                                  .desc = "()I",
+                                  .max_stack = 1,
+                                  .code = leaf,
+                                  .code_len = sizeof leaf});
+    cg_add_method(g, &(cg_method){.access = 9,
+                                  .name = "loop",
+                                  .desc = "()V",
+                                  .max_stack = 0,
+                                  .code = loop,
+                                  .code_len = sizeof loop});
+    size_t len;
+    uint8_t *cls = cg_finish(g, &len);
+    struct bci_hooks h = all_hooks;
+    struct bci_result plain, leafy;
+    assert_int_equal(rewrite(cls, len, &h, &plain), 1);
+    h.leaf_name = "lf";
+    h.leaf_desc = "(II)V";
+    assert_int_equal(rewrite(cls, len, &h, &leafy), 1);
+    code_t a, b;
+    get_code(plain.data, plain.len, 0, &a);
+    get_code(leafy.data, leafy.len, 0, &b);
+    /* bipush 7; iconst_0; invokestatic: the entry call is gone */
+    assert_int_equal(b.len, a.len - 6);
+    get_code(plain.data, plain.len, 1, &a);
+    get_code(leafy.data, leafy.len, 1, &b);
+    assert_int_equal(b.len, a.len);
+    bci_free(&plain);
+    bci_free(&leafy);
+    free(cls);
+}
+
 /* Entry/exit and allocation hooks may target two classes. */
 static void test_hook_classes(void **state)
 {
@@ -901,6 +942,7 @@ int main(void)
         cmocka_unit_test(test_bad_hooks_and_tracker),
         cmocka_unit_test(test_hook_classes),
         cmocka_unit_test(test_skip_leaves),
+        cmocka_unit_test(test_short_leaves),
         cmocka_unit_test(test_malformed_inputs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

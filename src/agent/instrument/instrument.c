@@ -231,6 +231,7 @@ bool hp_instr_add(struct hp_setup *s, const struct hp_instr_client *c)
     struct bci_hooks *h = &hooks;
     if (!claim(&h->entry_name, &h->entry_desc, c->entry_name, c->entry_desc) ||
         !claim(&h->exit_name, &h->exit_desc, c->exit_name, c->exit_desc) ||
+        !claim(&h->leaf_name, &h->leaf_desc, c->leaf_name, c->leaf_desc) ||
         !claim(&h->new_obj_name, &h->new_obj_desc, c->new_obj_name, c->new_obj_desc) ||
         !claim(&h->new_array_name, &h->new_array_desc, c->new_array_name, c->new_array_desc) ||
         !claim(&h->object_init_name, &h->object_init_desc, c->object_init_name,

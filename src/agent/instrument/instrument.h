@@ -36,6 +36,7 @@
 struct hp_instr_client {
     const char *entry_name, *entry_desc; /* (II)V: cnum, mnum */
     const char *exit_name, *exit_desc;   /* (II)V, also on exceptional exits */
+    const char *leaf_name, *leaf_desc;   /* (II)V: short leaves' one call (bci.h) */
     const char *new_obj_name, *new_obj_desc;
     const char *new_array_name, *new_array_desc;
     const char *object_init_name, *object_init_desc;

@@ -41,6 +41,8 @@ static bool on_load(struct hp_setup *s)
         .entry_desc = "(II)V",
         .exit_name = "exit",
         .exit_desc = "(II)V",
+        .leaf_name = "leaf",
+        .leaf_desc = "(II)V",
     };
     return hp_instr_add(s, &c);
 }

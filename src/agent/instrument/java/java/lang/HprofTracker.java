@@ -130,6 +130,41 @@ public final class HprofTracker {
             exitSlow(mnum);
     }
 
+    /* Short leaves (no call, loop or handler: bci.h) make this one call
+     * instead of enter and exit: counted as a call of their trace, their
+     * few instructions' time left to the caller. */
+    @DontInline
+    public static void leaf(int cnum, int mnum) {
+        HprofTracker s = last;
+        if (s == null || s.thread != Thread.currentThread() || !s.fastLeaf(mnum))
+            leafSlow(mnum);
+    }
+
+    private boolean fastLeaf(int m) {
+        int i = sp;
+        int[] f = fi;
+        if (i <= 0 || 2 * i - 1 >= f.length) return false;
+        int p = f[2 * i - 1];
+        long[] c = hot;
+        int k = 2 * (hash(p, m) >>> hotShift);
+        if (p < 0 || k + 1 >= c.length || c[k] != pairKey(p, m)) return false;
+        int tr = (int) c[k + 1];
+        int[] n = count;
+        if (tr < 0 || tr >= n.length) return false;
+        n[tr]++;
+        return true;
+    }
+
+    @DontInline
+    private static void leafSlow(int m) {
+        if (!engaged) return;
+        HprofTracker s = current();
+        if (s == null) return;
+        int i = s.sp;
+        s.push(m);
+        if (s.sp == i + 1) s.pop(m); /* not if the stack could not grow */
+    }
+
     private boolean fastPush(int m) {
         int i = sp;
         int[] f = fi;
