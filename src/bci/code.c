@@ -229,6 +229,17 @@ static int site_number(mctx *m, const insn_t *i, int *site)
     return *site >= 0;
 }
 
+/* The Methodref or InterfaceMethodref an invoke instruction at c names, and
+ * its NameAndType in *nt; NULL (and *nt NULL) if the pool does not hold
+ * them. */
+static const cp_ent *invoked(const cpool *cp, const uint8_t *c, const cp_ent **nt)
+{
+    const cp_ent *r = cp_get(cp, be_u2(c + 1), CP_METHODREF);
+    if (!r) r = cp_get(cp, be_u2(c + 1), CP_IMETHODREF);
+    *nt = r ? cp_get(cp, r->b, CP_NAMEANDTYPE) : NULL;
+    return r;
+}
+
 /* Asks the caller for an invocation's number when the invoke returns a
  * reference; BCI_SKIP, another result or failure: no injection. */
 static int invoke_number(mctx *m, const insn_t *i, int *num)
@@ -236,9 +247,8 @@ static int invoke_number(mctx *m, const insn_t *i, int *num)
     const struct bci_hooks *h = m->x->h;
     const cpool *cp = &m->x->cf.cp;
     const uint8_t *c = m->code + i->pc;
-    const cp_ent *r = cp_get(cp, be_u2(c + 1), CP_METHODREF);
-    if (!r) r = cp_get(cp, be_u2(c + 1), CP_IMETHODREF);
-    const cp_ent *nt = r ? cp_get(cp, r->b, CP_NAMEANDTYPE) : NULL;
+    const cp_ent *nt;
+    const cp_ent *r = invoked(cp, c, &nt);
     const cp_ent *d = nt ? cp_get(cp, nt->b, CP_UTF8) : NULL;
     const uint8_t *close = d ? memchr(d->s, ')', d->slen) : NULL;
     if (!close || close + 1 >= (const uint8_t *)d->s + d->slen ||
@@ -297,9 +307,8 @@ static int64_t ctor_body_start(mctx *m, const smt_table *smt)
         if (c[0] == OP_NEW)
             pending++;
         else if (c[0] == OP_INVOKESPECIAL) {
-            const cp_ent *r = cp_get(cp, be_u2(c + 1), CP_METHODREF);
-            if (!r) r = cp_get(cp, be_u2(c + 1), CP_IMETHODREF);
-            const cp_ent *nt = r ? cp_get(cp, r->b, CP_NAMEANDTYPE) : NULL;
+            const cp_ent *nt;
+            invoked(cp, c, &nt);
             if (!nt || !cp_utf8_eq(cp, nt->a, "<init>")) continue;
             if (!pending) break;
             pending--;
