@@ -144,15 +144,20 @@ public final class HprofTracker {
         int i = sp;
         int[] f = fi;
         if (i <= 0 || 2 * i - 1 >= f.length) return false;
-        int p = f[2 * i - 1];
-        long[] c = hot;
-        int k = 2 * (hash(p, m) >>> hotShift);
-        if (p < 0 || k + 1 >= c.length || c[k] != pairKey(p, m)) return false;
-        int tr = (int) c[k + 1];
+        int tr = hotTrace(f[2 * i - 1], m);
         int[] n = count;
         if (tr < 0 || tr >= n.length) return false;
         n[tr]++;
         return true;
+    }
+
+    /* The trace of callee m under caller trace p from the direct-mapped
+     * cache; -1 on a miss. */
+    private int hotTrace(int p, int m) {
+        long[] c = hot;
+        int k = 2 * (hash(p, m) >>> hotShift);
+        if (p < 0 || k + 1 >= c.length || c[k] != pairKey(p, m)) return -1;
+        return (int) c[k + 1];
     }
 
     @DontInline
@@ -169,12 +174,10 @@ public final class HprofTracker {
         int i = sp;
         int[] f = fi;
         if (i <= 0 || 2 * i + 1 >= f.length) return false;
-        int p = f[2 * i - 1];
-        long[] c = hot;
-        int k = 2 * (hash(p, m) >>> hotShift);
-        if (p < 0 || k + 1 >= c.length || c[k] != pairKey(p, m)) return false;
+        int t = hotTrace(f[2 * i - 1], m);
+        if (t < 0) return false;
         f[2 * i] = m;
-        f[2 * i + 1] = (int) c[k + 1];
+        f[2 * i + 1] = t;
         fl[4 * i] = clock;
         sp = i + 1;
         return true;
