@@ -102,7 +102,7 @@ static int add_field(classfile *cf, const struct bci_hooks *h)
     if (!name || !desc || !f) return -1;
     cf->fields = f;
     f[cf->nfields++] =
-        (cf_member){.access = 0x1082, .name = (uint16_t)name, .desc = (uint16_t)desc};
+        (cf_member){.access = 0x1080, .name = (uint16_t)name, .desc = (uint16_t)desc};
     return 1;
 }
 

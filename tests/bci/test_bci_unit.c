@@ -393,7 +393,7 @@ static void test_add_field(void **state)
     classfile cf;
     assert_null(cf_parse(&cf, r.data, r.len));
     assert_int_equal(cf.nfields, 1);
-    assert_int_equal(cf.fields[0].access, 0x1082);
+    assert_int_equal(cf.fields[0].access, 0x1080);
     assert_true(cp_utf8_eq(&cf.cp, cf.fields[0].name, "slot"));
     assert_true(cp_utf8_eq(&cf.cp, cf.fields[0].desc, "Ljava/lang/Object;"));
     cf_free(&cf);

@@ -250,7 +250,7 @@ bool hp_sites_exact_on_load(struct hp_setup *s)
         /* Each thread's tracker state, so that finding it is one load. */
         .field_class = "java/lang/Thread",
         .field_name = "hprofSites",
-        .field_desc = "Ljava/lang/Object;",
+        .field_desc = "Ljava/lang/HprofSites;",
         .class_name = HP_SITES_CLASS,
         .class_bytes = hp_sites_class,
         .class_len = hp_sites_class_len,

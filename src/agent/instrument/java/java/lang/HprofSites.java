@@ -3,11 +3,12 @@
  * Defined like HprofTracker into java.base at VMStart (see instrument.h); it
  * is never rewritten and calls no rewritten code: only itself, its natives,
  * Thread.currentThread, Object.getClass and jdk.internal.misc.Unsafe
- * intrinsics.
+ * intrinsics. The common paths read no volatile and make no Unsafe access:
+ * both would hamper the JIT in every method that inlines them.
  *
  * Each thread owns one instance, found through the field hprofSites the
- * agent adds to java.lang.Thread (else through a table keyed by the thread
- * ID). It counts allocations per slot, a slot being (bytecode site, the
+ * agent adds to java.lang.Thread (javac sees it in instrument/stubs). It
+ * counts allocations per slot, a slot being (bytecode site, the
  * calling methods below the allocating one, depth-1 of them), in plain
  * arrays only its thread writes: no lock, no atomic, no JNI per allocation.
  * With depth > 1 the methods come from a shadow stack kept by the injected
@@ -32,9 +33,8 @@ public final class HprofSites {
 
     /* Set by the agent at VM init (engage). */
     private static volatile boolean engaged;
+    private static boolean on; /* = engaged, for the common paths */
     private static Unsafe U;
-    private static long TID; /* offset of Thread.tid */
-    private static long SLOT = -1; /* offset of the added Thread.hprofSites, -1 if absent */
     private static long PENDING; /* offset of `pending` in its static base */
     private static Object STATICS;
     private static int W; /* ints per slot key: site, then the shadow stack's top and callers */
@@ -49,13 +49,9 @@ public final class HprofSites {
     /* Site index (site >> 5) -> class of its objects, once a tag saw it. */
     private static volatile Class<?>[] siteClass = new Class<?>[1024];
 
-    /* Thread ID -> state, open addressing, published whole; written under
-     * the class lock. */
-    private static volatile HprofSites[] table = new HprofSites[64];
-    private static int used;
+    /* Every thread's state, for the agent; written under the class lock. */
     private static HprofSites[] all = new HprofSites[16];
     private static int nAll;
-    private static final HprofSites GONE = new HprofSites(null, -1);
 
     /* tag() returns the key's agent-side id (> 0), 0 if `o` is not of the
      * site's class, -1 if it could not tag. */
@@ -71,7 +67,6 @@ public final class HprofSites {
     /* ---- one thread's state ---- */
 
     private Thread thread; /* null once retired */
-    private final long tid;
     private int allIndex;
 
     /* Slots 0..n-1: W key ints each, allocations, array bytes, agent key id. */
@@ -82,8 +77,12 @@ public final class HprofSites {
     private int[] index; /* hash of keys -> slot + 1 */
     private int lastSite = -1, lastSlot;
 
-    /* Shadow stack (method numbers), with depth > 1. */
-    private int sp;
+    /* Shadow stack (method numbers), with depth > 1, holding pushes - pops
+     * frames. Two counters rather than one stack pointer: a call's enter and
+     * exit then update different fields, so each waits for no store but its
+     * own kind's, which halves the latency chain a call adds (a recursive
+     * fib: 4.2 -> 3.1 ns per call). They may wrap; the difference does not. */
+    private int pushes, pops;
     private int[] stk;
 
     /* The last object counted by invoked(): a hooked call around another
@@ -95,13 +94,13 @@ public final class HprofSites {
     private Class<?>[] dCls;
     private int dUsed;
 
-    /* Instances to tag once their Object.<init> runs: slot, sampled bit 31. */
+    /* Instances to tag once their Object.<init> runs: slot, sampled bit 31;
+     * how often another class's object was checked against each. */
     private int np;
-    private int[] pend;
+    private int[] pend, misses;
 
-    private HprofSites(Thread t, long tid) {
+    private HprofSites(Thread t) {
         this.thread = t;
-        this.tid = tid;
     }
 
     private boolean init() {
@@ -113,6 +112,7 @@ public final class HprofSites {
             index = new int[32];
             stk = new int[W > 2 ? 64 : 1];
             pend = new int[8];
+            misses = new int[8];
         } catch (OutOfMemoryError e) {
             return false;
         }
@@ -123,6 +123,7 @@ public final class HprofSites {
         own(index);
         own(stk);
         own(pend);
+        own(misses);
         return true;
     }
 
@@ -181,7 +182,7 @@ public final class HprofSites {
 
     public static void objInit(Object o) {
         if (pending == 0) return;
-        HprofSites s = find();
+        HprofSites s = on ? Thread.currentThread().hprofSites : null;
         if (s != null && s.np > 0) s.pair(o);
     }
 
@@ -191,11 +192,11 @@ public final class HprofSites {
     public static void enter(int cnum, int mnum) {
         HprofSites s = state();
         if (s == null) return;
-        int i = s.sp;
+        int n = s.pushes, i = n - s.pops;
         int[] st = s.stk;
         if (i < st.length) {
             st[i] = mnum;
-            s.sp = i + 1;
+            s.pushes = n + 1;
         } else {
             s.push(mnum);
         }
@@ -204,22 +205,26 @@ public final class HprofSites {
     public static void exit(int cnum, int mnum) {
         HprofSites s = state();
         if (s == null) return;
-        int i = s.sp - 1;
-        if (i >= 0 && s.stk[i] == mnum) s.sp = i;
+        int i = s.pushes - s.pops - 1;
+        if (i >= 0 && s.stk[i] == mnum) s.pops++;
         else s.unwind(i, mnum);
     }
 
+    /* `on` first: before the agent engages, currentThread may still need
+     * linking, which runs rewritten Java code. A plain read: a stale false
+     * only drops a call, as a volatile's would in the same race. */
     private static HprofSites state() {
-        if (!engaged) return null;
-        Thread t = Thread.currentThread();
-        Object o = t != null && SLOT >= 0 ? U.getReference(t, SLOT) : null;
-        return o != null ? (HprofSites) o : current();
+        if (!on) return null;
+        HprofSites s = Thread.currentThread().hprofSites;
+        return s != null ? s : register();
     }
 
     @DontInline
     private void push(int mnum) {
-        if (sp == stk.length && !growStack()) return;
-        stk[sp++] = mnum;
+        int i = pushes - pops;
+        if (i == stk.length && !growStack()) return;
+        stk[i] = mnum;
+        pushes++;
     }
 
     /* Frames above ours left without their exit call (an exception out of a
@@ -227,7 +232,7 @@ public final class HprofSites {
     @DontInline
     private void unwind(int i, int mnum) {
         while (i >= 0 && stk[i] != mnum) i--;
-        if (i >= 0) sp = i; /* else entered before we could see it */
+        if (i >= 0) pops = pushes - i; /* else entered before we could see it */
     }
 
     /* ---- counting ---- */
@@ -287,6 +292,7 @@ public final class HprofSites {
             } else if (np < pend.length) {
                 if (np++ == 0) U.getAndAddInt(STATICS, PENDING, 1);
                 pend[np - 1] = slot | (sampled ? 0x80000000 : 0);
+                misses[np - 1] = 0;
             }
         }
     }
@@ -303,15 +309,34 @@ public final class HprofSites {
             Class<?> want = si < classes.length ? classes[si] : null;
             if (want != null && want != c) continue;
             int k = tag(o, keys, slot * W, kid[slot], pend[i] < 0);
-            if (k == 0) continue;
+            if (k == 0) {
+                if (++misses[i] == MAX_MISSES) drop(i);
+                continue;
+            }
             if (k > 0) {
                 kid[slot] = k;
                 if (want == null) learn(si, c);
             }
-            np = i;
-            if (i == 0) U.getAndAddInt(STATICS, PENDING, -1);
+            settle(i);
             return;
         }
+    }
+
+    /* An entry whose class is still unknown after MAX_MISSES objects of other
+     * classes is taken for a new that threw (class initialization failed):
+     * left, it would send every later Object.<init> of the thread through
+     * the native check (jython: 39 M times in 13 s). */
+    private static final int MAX_MISSES = 8;
+
+    private void drop(int i) {
+        System.arraycopy(pend, i + 1, pend, i, np - i - 1);
+        System.arraycopy(misses, i + 1, misses, i, np - i - 1);
+        settle(np - 1);
+    }
+
+    private void settle(int n) {
+        np = n;
+        if (n == 0) U.getAndAddInt(STATICS, PENDING, -1);
     }
 
     private static synchronized void learn(int si, Class<?> c) {
@@ -353,7 +378,7 @@ public final class HprofSites {
             }
         }
         int[] st = stk;
-        int top = sp - 1;
+        int top = pushes - pops - 1;
         int h = site;
         for (int j = 0; j < w - 1; j++) h = h * 0x9E3779B1 + (top - j >= 0 ? st[top - j] : -1);
         h ^= h >>> 15;
@@ -380,9 +405,9 @@ public final class HprofSites {
         } catch (OutOfMemoryError oom) {
             return -1;
         }
-        int b = e * w;
+        int b = e * w, top = pushes - pops - 1;
         keys[b] = site;
-        for (int j = 0; j < w - 1; j++) keys[b + 1 + j] = sp - 1 - j >= 0 ? stk[sp - 1 - j] : -1;
+        for (int j = 0; j < w - 1; j++) keys[b + 1 + j] = top - j >= 0 ? stk[top - j] : -1;
         index[p] = e + 1;
         n = e + 1; /* volatile: the agent reads n, then the arrays */
         return e;
@@ -483,104 +508,42 @@ public final class HprofSites {
         }
     }
 
-    /* ---- thread table ---- */
+    /* ---- thread registry ---- */
 
-    /* The calling thread's state, registered if new; out of line: state()
-     * is the common path. */
+    /* The calling thread's new state; out of line: state() is the common
+     * path. Registering constructs a state, whose Object.<init> calls
+     * objInit, which finds no state yet and returns. */
     @DontInline
-    private static HprofSites current() {
+    private static HprofSites register() {
+        if (!engaged) return null;
         Thread t = Thread.currentThread();
-        if (t == null) return null;
-        if (SLOT >= 0) {
-            Object o = U.getReference(t, SLOT);
-            if (o != null) return (HprofSites) o;
-        }
-        long id = U.getLong(t, TID);
-        HprofSites[] tab = table;
-        int mask = tab.length - 1;
-        for (int i = (int) id & mask;; i = (i + 1) & mask) {
-            HprofSites s = tab[i];
-            if (s == null) return register(t, id);
-            if (s.tid == id && s.thread == t) return s;
-        }
-    }
-
-    /* The calling thread's state if it has one. Registering would construct
-     * a state, whose Object.<init> calls objInit. */
-    private static HprofSites find() {
-        Thread t = Thread.currentThread();
-        if (SLOT >= 0) return (HprofSites) U.getReference(t, SLOT);
-        long id = U.getLong(t, TID);
-        HprofSites[] tab = table;
-        int mask = tab.length - 1;
-        for (int i = (int) id & mask;; i = (i + 1) & mask) {
-            HprofSites s = tab[i];
-            if (s == null) return null;
-            if (s.tid == id && s.thread == t) return s;
-        }
-    }
-
-    private static synchronized HprofSites register(Thread t, long id) {
-        HprofSites[] tab = table;
-        int mask = tab.length - 1;
-        int i = (int) id & mask;
-        for (HprofSites s; (s = tab[i]) != null; i = (i + 1) & mask)
-            if (s.tid == id && s.thread == t) return s;
-        HprofSites s = new HprofSites(t, id);
-        try {
-            if (!s.init()) return null;
-            if (nAll == all.length) {
-                HprofSites[] a = new HprofSites[2 * nAll];
-                own(a);
-                System.arraycopy(all, 0, a, 0, nAll);
-                all = a;
+        synchronized (HprofSites.class) {
+            if (t.hprofSites != null) return t.hprofSites;
+            HprofSites s = new HprofSites(t);
+            try {
+                if (!s.init()) return null;
+                if (nAll == all.length) {
+                    HprofSites[] a = new HprofSites[2 * nAll];
+                    own(a);
+                    System.arraycopy(all, 0, a, 0, nAll);
+                    all = a;
+                }
+            } catch (OutOfMemoryError e) {
+                return null;
             }
-            if (2 * (used + 1) > tab.length) {
-                tab = resized(tab);
-                mask = tab.length - 1;
-                i = (int) id & mask;
-                while (tab[i] != null) i = (i + 1) & mask;
-            }
-        } catch (OutOfMemoryError e) {
-            return null;
+            own(s);
+            s.allIndex = nAll;
+            all[nAll++] = s;
+            t.hprofSites = s;
+            return s;
         }
-        own(s);
-        if (SLOT >= 0) U.putReference(t, SLOT, s);
-        s.allIndex = nAll;
-        all[nAll++] = s;
-        tab[i] = s;
-        used++;
-        table = tab;
-        return s;
-    }
-
-    private static HprofSites[] resized(HprofSites[] old) {
-        int live = 0;
-        for (HprofSites s : old) if (s != null && s != GONE) live++;
-        int len = old.length;
-        while (2 * (live + 1) > len / 2) len *= 2;
-        HprofSites[] tab = new HprofSites[len];
-        own(tab);
-        for (HprofSites s : old) {
-            if (s == null || s == GONE) continue;
-            int i = (int) s.tid & (len - 1);
-            while (tab[i] != null) i = (i + 1) & (len - 1);
-            tab[i] = s;
-        }
-        used = live;
-        return tab;
     }
 
     /* ---- called by the agent through JNI ---- */
 
     static void engage() throws Exception {
         U = Unsafe.getUnsafe();
-        TID = U.objectFieldOffset(Thread.class, "tid");
-        try {
-            SLOT = U.objectFieldOffset(Thread.class, "hprofSites");
-        } catch (InternalError e) {
-            SLOT = -1; /* Thread was not rewritten: the table alone */
-        }
+        U.objectFieldOffset(Thread.class, "hprofSites"); /* throws if Thread was not rewritten */
         java.lang.reflect.Field f = HprofSites.class.getDeclaredField("pending");
         STATICS = U.staticFieldBase(f);
         PENDING = U.staticFieldOffset(f);
@@ -596,36 +559,29 @@ public final class HprofSites {
             BASE[k] = config(10 + k);
             SHIFT[k] = config(20 + k);
         }
-        own(table);
         own(all);
         own(siteClass);
         engaged = true;
+        on = true;
     }
 
     /* On the ending thread: forgets its state, which the agent reads one
      * last time. Null if it had none. */
     static synchronized HprofSites retire() {
         Thread t = Thread.currentThread();
-        long id = U.getLong(t, TID);
-        HprofSites[] tab = table;
-        int mask = tab.length - 1;
-        for (int i = (int) id & mask; tab[i] != null; i = (i + 1) & mask) {
-            HprofSites s = tab[i];
-            if (s.tid != id || s.thread != t) continue;
-            s.thread = null;
-            if (SLOT >= 0) U.putReference(t, SLOT, null);
-            tab[i] = GONE;
-            HprofSites moved = all[--nAll];
-            all[s.allIndex] = moved;
-            moved.allIndex = s.allIndex;
-            all[nAll] = null;
-            if (s.np > 0) {
-                s.np = 0;
-                U.getAndAddInt(STATICS, PENDING, -1);
-            }
-            return s;
+        HprofSites s = t.hprofSites;
+        if (s == null) return null;
+        s.thread = null;
+        t.hprofSites = null;
+        HprofSites moved = all[--nAll];
+        all[s.allIndex] = moved;
+        moved.allIndex = s.allIndex;
+        all[nAll] = null;
+        if (s.np > 0) {
+            s.np = 0;
+            U.getAndAddInt(STATICS, PENDING, -1);
         }
-        return null;
+        return s;
     }
 
     static synchronized HprofSites[] states() {
