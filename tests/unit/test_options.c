@@ -14,7 +14,7 @@ static struct hp_options parse_ok(const char *text)
     struct hp_options o;
     char err[256] = "";
     int rc = hp_options_parse(text, &o, err, sizeof err);
-    if (rc != 0) fail_msg("'%s' rejected: %s", text, err);
+    if (rc != 0) fail_msg("'%s' rejected: %s", text ? text : "(null)", err);
     return o;
 }
 
