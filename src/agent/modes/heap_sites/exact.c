@@ -161,38 +161,78 @@ static int32_t pushed(const unsigned char *code, jint len, jint at, jint *next)
     return -1;
 }
 
-/* Whether this VMObjectAlloc comes from a native whose call site was
- * hooked (the hook counts the object when the call returns): the caller's
- * rewritten code has `dup; push site; invokestatic` right after the invoke,
- * the site a DYN one. Sites pushed by ldc are taken as hooked. */
-static bool counted_by_hook(jvmtiEnv *jvmti)
+/* Whether the call at `at` in `code` was hooked: the rewritten code has
+ * `dup; push site; invokestatic` right after the invoke, the site a DYN one.
+ * Sites pushed by ldc are taken as hooked. */
+static bool hooked_call(const unsigned char *code, jint len, jint at)
 {
-    jvmtiFrameInfo f[2];
-    jint n = 0;
-    if ((*jvmti)->GetStackTrace(jvmti, NULL, 0, 2, f, &n) != JVMTI_ERROR_NONE || n < 2)
-        return false;
+    if (at < 0 || at >= len || code[at] < 0xb6 || code[at] > 0xb9) return false;
+    at += code[at] == 0xb9 ? 5 : 3;
+    if (at >= len || code[at] != 0x59) return false;
+    jint next = 0;
+    int32_t site = pushed(code, len, at + 1, &next);
+    if (site >= 0)
+        return next < len && code[next] == 0xb8 &&
+               (site & HP_BSITE_KIND_MASK) == HP_BSITE_DYN && hp_bsite_get(site);
+    if (at + 1 < len && (code[at + 1] == 0x12 || code[at + 1] == 0x13)) {
+        next = at + 1 + (code[at + 1] == 0x12 ? 2 : 3);
+        return next < len && code[next] == 0xb8;
+    }
+    return false;
+}
+
+/* (calling method, location) -> hooked_call(), so that GetBytecodes, which
+ * copies the whole method, runs once per call site: method handles call
+ * Unsafe.allocateInstance for every object they make (JDK 25 javac: the
+ * copy was the agent's largest cost). Bytecodes do not change while a
+ * jmethodID lives; a full table just stops remembering. */
+#define HOOK_MEMO 4096
+static struct {
+    jmethodID method;
+    jlocation at;
+    bool hooked;
+} hook_memo[HOOK_MEMO];
+static pthread_mutex_t hook_memo_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool memo_slot(jmethodID m, jlocation at, uint32_t *slot)
+{
+    uint64_t h = ((uint64_t)(uintptr_t)m ^ (uint64_t)at * 0x9E3779B97F4A7C15ull) *
+                 0xBF58476D1CE4E5B9ull;
+    for (uint32_t i = 0, p = (uint32_t)(h >> 40) % HOOK_MEMO; i < 16;
+         i++, p = (p + 1) % HOOK_MEMO) {
+        *slot = p;
+        if (hook_memo[p].method == NULL) return false;
+        if (hook_memo[p].method == m && hook_memo[p].at == at) return true;
+    }
+    *slot = HOOK_MEMO;
+    return false;
+}
+
+/* Whether this VMObjectAlloc (frames f[0..1]: the allocating native, its
+ * caller) comes from a native whose call site was hooked (the hook counts
+ * the object when the call returns). */
+static bool counted_by_hook(jvmtiEnv *jvmti, const jvmtiFrameInfo *f)
+{
     if (f[0].method != m_clone && f[0].method != m_new_array && f[0].method != m_alloc_instance)
         return false;
+    uint32_t slot;
+    pthread_mutex_lock(&hook_memo_lock);
+    bool known = memo_slot(f[1].method, f[1].location, &slot);
+    bool hooked = known && hook_memo[slot].hooked;
+    pthread_mutex_unlock(&hook_memo_lock);
+    if (known) return hooked;
     jint len = 0;
     unsigned char *code = NULL;
     if ((*jvmti)->GetBytecodes(jvmti, f[1].method, &len, &code) != JVMTI_ERROR_NONE) return false;
-    bool hooked = false;
-    jint at = (jint)f[1].location;
-    if (at >= 0 && at < len && code[at] >= 0xb6 && code[at] <= 0xb9) {
-        at += code[at] == 0xb9 ? 5 : 3;
-        jint next = 0;
-        if (at < len && code[at] == 0x59) {
-            int32_t site = pushed(code, len, at + 1, &next);
-            if (site >= 0)
-                hooked = next < len && code[next] == 0xb8 &&
-                         (site & HP_BSITE_KIND_MASK) == HP_BSITE_DYN && hp_bsite_get(site);
-            else if (at + 1 < len && (code[at + 1] == 0x12 || code[at + 1] == 0x13)) {
-                next = at + 1 + (code[at + 1] == 0x12 ? 2 : 3);
-                hooked = next < len && code[next] == 0xb8;
-            }
-        }
-    }
+    hooked = hooked_call(code, len, (jint)f[1].location);
     (*jvmti)->Deallocate(jvmti, code);
+    pthread_mutex_lock(&hook_memo_lock);
+    if (!memo_slot(f[1].method, f[1].location, &slot) && slot < HOOK_MEMO) {
+        hook_memo[slot].method = f[1].method;
+        hook_memo[slot].at = f[1].location;
+        hook_memo[slot].hooked = hooked;
+    }
+    pthread_mutex_unlock(&hook_memo_lock);
     return hooked;
 }
 
@@ -203,9 +243,17 @@ static void JNICALL on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thr
     if (!atomic_load_explicit(&recording, memory_order_relaxed)) return;
     const struct hp_thread *t = hp_thread_get(jvmti, NULL);
     if (t != NULL && t->agent) return;
-    if (counted_by_hook(jvmti)) return;
+    /* One walk serves the hook check (two frames) and the trace. */
+    jint depth = atomic_load_explicit(&hp.trace_depth, memory_order_relaxed);
+    if (depth > HP_SITES_EXACT_MAX_DEPTH) depth = HP_SITES_EXACT_MAX_DEPTH;
+    jvmtiFrameInfo f[HP_SITES_EXACT_MAX_DEPTH];
+    jint n = 0;
+    if ((*jvmti)->GetStackTrace(jvmti, NULL, 0, depth > 2 ? depth : 2, f, &n) != JVMTI_ERROR_NONE)
+        n = 0;
+    if (n >= 2 && counted_by_hook(jvmti, f)) return;
     uint32_t serial = t ? t->serial : HP_THREAD_SERIAL_UNKNOWN;
-    uint32_t trace = hp_trace_capture(jvmti, jni, NULL, 0, hp.opt.thread ? serial : 0);
+    uint32_t trace =
+        hp_trace_from_frames(jvmti, jni, f, n < depth ? n : depth, hp.opt.thread ? serial : 0);
     uint32_t site = hp_site_intern(hp_class_serial(jvmti, klass), trace);
     uint32_t kid = site ? hp_key_vm(site) : 0;
     struct hp_key *key = hp_key_get(kid);
