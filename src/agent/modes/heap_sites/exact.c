@@ -172,8 +172,8 @@ static bool hooked_call(const unsigned char *code, jint len, jint at)
     jint next = 0;
     int32_t site = pushed(code, len, at + 1, &next);
     if (site >= 0)
-        return next < len && code[next] == 0xb8 &&
-               (site & HP_BSITE_KIND_MASK) == HP_BSITE_DYN && hp_bsite_get(site);
+        return next < len && code[next] == 0xb8 && (site & HP_BSITE_KIND_MASK) == HP_BSITE_DYN &&
+               hp_bsite_get(site);
     if (at + 1 < len && (code[at + 1] == 0x12 || code[at + 1] == 0x13)) {
         next = at + 1 + (code[at + 1] == 0x12 ? 2 : 3);
         return next < len && code[next] == 0xb8;
@@ -196,8 +196,8 @@ static pthread_mutex_t hook_memo_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static bool memo_slot(jmethodID m, jlocation at, uint32_t *slot)
 {
-    uint64_t h = ((uint64_t)(uintptr_t)m ^ (uint64_t)at * 0x9E3779B97F4A7C15ull) *
-                 0xBF58476D1CE4E5B9ull;
+    uint64_t h =
+        ((uint64_t)(uintptr_t)m ^ (uint64_t)at * 0x9E3779B97F4A7C15ull) * 0xBF58476D1CE4E5B9ull;
     for (uint32_t i = 0, p = (uint32_t)(h >> 40) % HOOK_MEMO; i < 16;
          i++, p = (p + 1) % HOOK_MEMO) {
         *slot = p;
