@@ -3,8 +3,9 @@
  * Defined like HprofTracker into java.base at VMStart (see instrument.h); it
  * is never rewritten and calls no rewritten code: only itself, its natives,
  * Thread.currentThread, Object.getClass and jdk.internal.misc.Unsafe
- * intrinsics. The common paths read no volatile and make no Unsafe access:
- * both would hamper the JIT in every method that inlines them.
+ * intrinsics. enter, exit and the allocation hooks read no volatile and
+ * make no Unsafe access: both would hamper the JIT in every method that
+ * inlines them (objInit reads the volatile `pending`, as before).
  *
  * Each thread owns one instance, found through the field hprofSites the
  * agent adds to java.lang.Thread (javac sees it in instrument/stubs). It
