@@ -184,8 +184,9 @@ static bool hooked_call(const unsigned char *code, jint len, jint at)
 /* (calling method, location) -> hooked_call(), so that GetBytecodes, which
  * copies the whole method, runs once per call site: method handles call
  * Unsafe.allocateInstance for every object they make (JDK 25 javac: the
- * copy was the agent's largest cost). Bytecodes do not change while a
- * jmethodID lives; a full table just stops remembering. */
+ * copy was the largest native cost). The agent rewrites a class only at
+ * load, so a method's bytecode stays as it was (another agent retransforming
+ * it would leave this stale); a full table just stops remembering. */
 #define HOOK_MEMO 4096
 static struct {
     jmethodID method;
