@@ -1,7 +1,8 @@
 /* Unit tests of splice.c on a small hand-made dump in HotSpot's layout:
  * serials remapped, names interned, dangling array elements nulled (in
  * place at the end while copying a growing file, inline in two passes), and
- * a dump that fails midway leaves no heap dump record in the output. */
+ * a dump that fails midway leaves no heap dump record in the output. The
+ * JVM's file taken in place as the output, or refused when IDs could meet. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,12 +12,16 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "io/writer.h"
 #include "modes/heap_dump/splice.h"
+#include "tables/objid.h"
 
 struct bytes {
     uint8_t *p;
@@ -82,25 +87,30 @@ static void utf8(struct bytes *b, uint64_t id, const char *s)
  * 0x1008 citing 0x1010 before its record, 0x5000 (never dumped) and null,
  * an int[2] at 0x1018, and a long[pad_longs] at 0x1020 if pad_longs > 0.
  * Thread 1 with trace 2 of one frame. */
-static struct bytes make_dump(uint8_t bad_subrecord, uint32_t pad_longs)
+/* HotSpot's UTF8 IDs are addresses; the small ones (0x900...) could meet
+ * ours and keep a dump from being taken in place. */
+#define SMALL_NAMES 0x900u
+#define JVM_NAMES 0x7f0000000900u
+
+static struct bytes make_dump(uint8_t bad_subrecord, uint32_t pad_longs, uint64_t names)
 {
     struct bytes b = {0}, r = {0};
     put(&b, "JAVA PROFILE 1.0.2", 19);
     u4(&b, 8);
     u8(&b, 0);
-    utf8(&b, 0x900, "Foo");
-    utf8(&b, 0x901, "x");
-    utf8(&b, 0x902, "main");
-    utf8(&b, 0x903, "()V");
-    utf8(&b, 0x904, "Foo.java");
-    utf8(&b, 0x905, "[Ljava/lang/Object;");
-    u4(&r, 1), u8(&r, 0x2000), u4(&r, 1), u8(&r, 0x900);
+    utf8(&b, names, "Foo");
+    utf8(&b, names + 1, "x");
+    utf8(&b, names + 2, "main");
+    utf8(&b, names + 3, "()V");
+    utf8(&b, names + 4, "Foo.java");
+    utf8(&b, names + 5, "[Ljava/lang/Object;");
+    u4(&r, 1), u8(&r, 0x2000), u4(&r, 1), u8(&r, names);
     rec(&b, 0x02, &r);
     r.len = 0;
-    u4(&r, 2), u8(&r, 0x2100), u4(&r, 1), u8(&r, 0x905);
+    u4(&r, 2), u8(&r, 0x2100), u4(&r, 1), u8(&r, names + 5);
     rec(&b, 0x02, &r);
     r.len = 0;
-    u8(&r, 1), u8(&r, 0x902), u8(&r, 0x903), u8(&r, 0x904), u4(&r, 1), u4(&r, 7);
+    u8(&r, 1), u8(&r, names + 2), u8(&r, names + 3), u8(&r, names + 4), u4(&r, 1), u4(&r, 7);
     rec(&b, 0x04, &r);
     r.len = 0;
     u4(&r, 1), u4(&r, 0), u4(&r, 0);
@@ -116,7 +126,7 @@ static struct bytes make_dump(uint8_t bad_subrecord, uint32_t pad_longs)
         u4(&r, cls == 0x2000 ? 8 : 0);
         u2(&r, 0), u2(&r, 0);
         u2(&r, cls == 0x2000 ? 1 : 0);
-        if (cls == 0x2000) u8(&r, 0x901), u1(&r, 2);
+        if (cls == 0x2000) u8(&r, names + 1), u1(&r, 2);
     }
     u1(&r, 0x08), u8(&r, 0x1000), u4(&r, 1), u4(&r, 2);
     u1(&r, 0x03), u8(&r, 0x1010), u4(&r, 1), u4(&r, 0);
@@ -211,7 +221,9 @@ static struct found walk(const struct bytes *out)
     return f;
 }
 
-static void check_spliced(const struct found *f)
+/* Serials and frames renumbered, roots following them, the dangling element
+ * nulled: in a copy and in place alike. */
+static void check_numbers(const struct found *f)
 {
     assert_int_equal(f->segments, 1);
     assert_true(f->class_serial > 0x40000000u);
@@ -221,19 +233,25 @@ static void check_spliced(const struct found *f)
     assert_int_equal(f->root_trace, f->trace_serial);
     assert_int_equal(f->root_thread, f->trace_thread);
     assert_int_equal(f->frame_root_thread, f->trace_thread);
-    /* Our string table writes each name once per run: later outputs cite
-     * the first one's UTF8. */
-    static uint64_t x_name;
-    if (x_name == 0) x_name = f->x_name;
-    assert_true(x_name != 0 && f->field_name == x_name);
     assert_int_equal(f->elems[0], 0x1010);
     assert_int_equal(f->elems[1], 0);
     assert_int_equal(f->elems[2], 0);
 }
 
+static void check_spliced(const struct found *f)
+{
+    check_numbers(f);
+    /* Our string table writes each name once per run: later outputs cite
+     * the first one's UTF8. */
+    static uint64_t x_name;
+    if (x_name == 0) x_name = f->x_name;
+    assert_true(x_name != 0 && f->field_name == x_name);
+}
+
 static enum hd_splice_result run(FILE *in, bool overlap, int jvm, struct hd_splice *sp)
 {
-    *sp = (struct hd_splice){.fd = fileno(in), .overlap = overlap};
+    /* In place is asked for each time: the small names refuse it. */
+    *sp = (struct hd_splice){.fd = fileno(in), .inplace = overlap, .overlap = overlap};
     atomic_init(&sp->jvm, jvm);
     return hd_splice_run(sp);
 }
@@ -241,11 +259,12 @@ static enum hd_splice_result run(FILE *in, bool overlap, int jvm, struct hd_spli
 static void test_overlap_then_two_passes(void **state)
 {
     (void)state;
-    struct bytes dump = make_dump(0, 0);
+    struct bytes dump = make_dump(0, 0, SMALL_NAMES);
     FILE *in = input_file(&dump, dump.len);
     struct hd_splice sp;
     open_output();
     assert_int_equal(run(in, true, HD_JVM_DONE, &sp), HD_SPLICE_OK);
+    assert_false(sp.adopted);
     struct bytes out = close_output();
     struct found f = walk(&out);
     check_spliced(&f);
@@ -301,7 +320,7 @@ static void *grow(void *arg)
 static void test_copies_a_growing_file(void **state)
 {
     (void)state;
-    struct bytes dump = make_dump(0, 0);
+    struct bytes dump = make_dump(0, 0, SMALL_NAMES);
     FILE *in = tmpfile();
     assert_non_null(in);
     struct hd_splice sp = {.fd = fileno(in), .overlap = true};
@@ -331,7 +350,7 @@ static void test_copies_a_growing_file(void **state)
 static void test_punches_the_copied_part(void **state)
 {
     (void)state;
-    struct bytes dump = make_dump(0, 16384);
+    struct bytes dump = make_dump(0, 16384, SMALL_NAMES);
     FILE *in = input_file(&dump, dump.len);
     struct hd_splice sp = {.fd = fileno(in), .overlap = true, .punch_lag = 1};
     atomic_init(&sp.jvm, HD_JVM_DONE);
@@ -360,7 +379,7 @@ static void assert_no_heap_records(const struct bytes *out)
 static void test_failed_dump_is_rolled_back(void **state)
 {
     (void)state;
-    struct bytes dump = make_dump(0, 0);
+    struct bytes dump = make_dump(0, 0, SMALL_NAMES);
     /* The JVM failed with half a segment written. */
     FILE *in = input_file(&dump, dump.len - 40);
     struct hd_splice sp;
@@ -380,7 +399,7 @@ static void test_failed_dump_is_rolled_back(void **state)
 static void test_unknown_sub_record_is_refused(void **state)
 {
     (void)state;
-    struct bytes dump = make_dump(0x42, 0);
+    struct bytes dump = make_dump(0x42, 0, SMALL_NAMES);
     FILE *in = input_file(&dump, dump.len);
     struct hd_splice sp;
     for (int overlap = 0; overlap < 2; overlap++) {
@@ -395,6 +414,151 @@ static void test_unknown_sub_record_is_refused(void **state)
     free(dump.p);
 }
 
+static struct bytes read_file(const char *path)
+{
+    struct bytes b = {0};
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    uint8_t chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        put(&b, chunk, n);
+    fclose(f);
+    return b;
+}
+
+static const uint8_t our_header[31] = "JAVA PROFILE 1.0.2\0\0\0\0\x08\0\0\0\0\0\0\x12\x34";
+
+/* A record of ours: UTF8 `id` "ours". */
+static void our_record(struct bytes *b, uint64_t id)
+{
+    utf8(b, id, "ours");
+}
+
+/* The output is a named file holding our header and one record. */
+static void open_named_output(const char *path)
+{
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+    assert_true(fd >= 0);
+    hp_out_open(fd, false, path);
+    struct bytes r = {0};
+    put(&r, our_header, sizeof our_header);
+    our_record(&r, 7);
+    hp_out_write(r.p, r.len);
+    free(r.p);
+}
+
+/* The JVM's file, as HotSpot leaves it: mode 0600. */
+static int jvm_file(const char *path, const struct bytes *dump)
+{
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, dump->p, dump->len), (ssize_t)dump->len);
+    return fd;
+}
+
+static void test_takes_the_file_in_place(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/hprof-splice-XXXXXX", jvm[PATH_MAX], outp[PATH_MAX];
+    assert_non_null(mkdtemp(dir));
+    snprintf(jvm, sizeof jvm, "%s/jvm.hprof", dir);
+    snprintf(outp, sizeof outp, "%s/out.hprof", dir);
+    struct bytes dump = make_dump(0, 0, JVM_NAMES);
+    int fd = jvm_file(jvm, &dump);
+    open_named_output(outp);
+    struct hd_splice sp = {.fd = fd, .path = jvm, .inplace = true, .overlap = true};
+    atomic_init(&sp.jvm, HD_JVM_DONE);
+    assert_int_equal(hd_splice_run(&sp), HD_SPLICE_OK);
+    assert_true(sp.adopted && sp.moved);
+    assert_int_equal(sp.nulled, 1);
+    struct bytes later = {0};
+    our_record(&later, 8);
+    hp_out_write(later.p, later.len);
+    hp_out_close();
+    close(fd);
+
+    /* The JVM's file is the output now: our header, its records (the
+     * names its own), then ours, before and after. */
+    assert_int_equal(access(jvm, F_OK), -1);
+    struct stat st;
+    assert_int_equal(stat(outp, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0644);
+    struct bytes out = read_file(outp);
+    assert_memory_equal(out.p, our_header, sizeof our_header);
+    struct bytes rest = {out.p + 31, out.len - 31, 0};
+    struct found f = walk(&rest);
+    check_numbers(&f);
+    assert_int_equal(f.x_name, JVM_NAMES + 1);
+    assert_int_equal(f.field_name, JVM_NAMES + 1);
+    assert_int_equal(f.dummy_traces, 1);
+    size_t tail = 2 * later.len;
+    assert_int_equal(out.len, dump.len + tail);
+    assert_int_equal(out.p[out.len - tail - 9], 0x2C);
+    assert_memory_equal(out.p + out.len - later.len, later.p, later.len);
+    assert_int_equal(be8(out.p + out.len - tail + 9), 7);
+    unlink(outp);
+    rmdir(dir);
+    free(out.p);
+    free(later.p);
+    free(dump.p);
+}
+
+/* When the output's name cannot move (here: it names another file), the
+ * JVM's records are appended to the output instead. */
+static void test_adopt_appends_when_it_cannot_rename(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/hprof-splice-XXXXXX", jvm[PATH_MAX], outp[PATH_MAX];
+    assert_non_null(mkdtemp(dir));
+    snprintf(jvm, sizeof jvm, "%s/jvm.hprof", dir);
+    snprintf(outp, sizeof outp, "%s/out.hprof", dir);
+    struct bytes dump = make_dump(0, 0, JVM_NAMES);
+    int fd = jvm_file(jvm, &dump);
+    open_output();
+    hp_out_write(our_header, sizeof our_header);
+    bool moved = true;
+    assert_true(hp_out_adopt(fd, jvm, 31, dump.len, &moved));
+    assert_false(moved);
+    struct bytes out = close_output();
+    assert_int_equal(out.len, dump.len);
+    assert_memory_equal(out.p, our_header, 31);
+    assert_memory_equal(out.p + 31, dump.p + 31, dump.len - 31);
+    assert_int_equal(access(jvm, F_OK), 0);
+    close(fd);
+    unlink(jvm);
+    rmdir(dir);
+    free(out.p);
+    free(dump.p);
+}
+
+/* Our object IDs are a sequence: a dump whose objects lie at or below it is
+ * copied (the JVM's file is left as it was). */
+static void test_in_place_refused_when_objects_could_meet_ours(void **state)
+{
+    (void)state;
+    while (hp_objid_issued() < 0x1000)
+        hp_objid_new(0);
+    struct bytes dump = make_dump(0, 0, JVM_NAMES);
+    FILE *in = input_file(&dump, dump.len);
+    struct hd_splice sp = {.fd = fileno(in), .inplace = true, .overlap = true};
+    atomic_init(&sp.jvm, HD_JVM_DONE);
+    open_output();
+    assert_int_equal(hd_splice_run(&sp), HD_SPLICE_OK);
+    assert_false(sp.adopted);
+    struct bytes out = close_output();
+    struct found f = walk(&out);
+    check_spliced(&f);
+    struct bytes again = {0};
+    put(&again, dump.p, dump.len);
+    assert_int_equal(pread(fileno(in), again.p, dump.len, 0), (ssize_t)dump.len);
+    assert_memory_equal(again.p, dump.p, dump.len);
+    free(again.p);
+    free(out.p);
+    fclose(in);
+    free(dump.p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -403,6 +567,9 @@ int main(void)
         cmocka_unit_test(test_punches_the_copied_part),
         cmocka_unit_test(test_failed_dump_is_rolled_back),
         cmocka_unit_test(test_unknown_sub_record_is_refused),
+        cmocka_unit_test(test_takes_the_file_in_place),
+        cmocka_unit_test(test_adopt_appends_when_it_cannot_rename),
+        cmocka_unit_test(test_in_place_refused_when_objects_could_meet_ours),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

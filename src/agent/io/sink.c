@@ -22,7 +22,8 @@ int hp_sink_open_file(const char *name, bool force, bool binary, char **actual)
         path = strdup(name);
     if (path == NULL) return -1;
     if (force) (void)remove(path);
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    /* Readable too: a heap dump may move the output into the JVM's file. */
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
         int e = errno;
         free(path);

@@ -3,12 +3,14 @@
 #include "../core/error.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define BUFFER_SIZE ((size_t)256 * 1024)
@@ -151,6 +153,87 @@ bool hp_out_truncate(uint64_t offset)
     bool ok = seekable_locked(offset) && ftruncate(out.fd, (off_t)offset) == 0 &&
               lseek(out.fd, (off_t)offset, SEEK_SET) == (off_t)offset;
     if (ok) out.offset = offset;
+    pthread_mutex_unlock(&out.lock);
+    return ok;
+}
+
+/* n bytes from in at *in_off to out at *out_off, in the kernel where it can. */
+static bool copy_range(int in, uint64_t in_off, int out, uint64_t out_off, uint64_t n)
+{
+    while (n > 0) {
+        off64_t i = (off64_t)in_off, o = (off64_t)out_off;
+        size_t k = n > ((size_t)1 << 30) ? (size_t)1 << 30 : (size_t)n;
+        ssize_t w = copy_file_range(in, &i, out, &o, k, 0);
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0 && (errno == ENOSYS || errno == EXDEV || errno == EINVAL)) {
+            char buf[1 << 16];
+            w = pread(in, buf, k < sizeof buf ? k : sizeof buf, (off_t)in_off);
+            if (w > 0 && pwrite(out, buf, (size_t)w, (off_t)out_off) != w) w = -1;
+        }
+        if (w <= 0) return false;
+        in_off += (uint64_t)w;
+        out_off += (uint64_t)w;
+        n -= (uint64_t)w;
+    }
+    return true;
+}
+
+/* Renames `from` over `to`. Exchanging the two names and then removing
+ * the old file spares the new one ext4's flush on replacing rename
+ * (auto_da_alloc), which would start writing back a whole heap dump at
+ * once (0.4 s per GB here); a plain rename where exchange is not supported. */
+static bool move_onto(const char *from, const char *to)
+{
+    if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_EXCHANGE) == 0) {
+        (void)unlink(from);
+        return true;
+    }
+    return rename(from, to) == 0;
+}
+
+/* The output file, moved onto `fd`'s file; false leaves the output as it was
+ * (the other file may have lost its header). */
+static bool take_file(int fd, const char *path, uint64_t header, uint64_t len)
+{
+    struct stat ours, named, theirs;
+    if (fstat(out.fd, &ours) != 0 || stat(out.what, &named) != 0 || fstat(fd, &theirs) != 0 ||
+        !S_ISREG(ours.st_mode) || ours.st_nlink != 1 || ours.st_dev != named.st_dev ||
+        ours.st_ino != named.st_ino || theirs.st_dev != ours.st_dev || out.offset < header ||
+        out.offset - header > len)
+        return false;
+    char head[64];
+    int taken = -1;
+    bool ok = header <= sizeof head && copy_range(out.fd, header, fd, len, out.offset - header) &&
+              pread(out.fd, head, (size_t)header, 0) == (ssize_t)header &&
+              pwrite(fd, head, (size_t)header, 0) == (ssize_t)header &&
+              fchmod(fd, ours.st_mode & 07777) == 0 && (taken = dup(fd)) >= 0;
+    uint64_t end = len + out.offset - header;
+    ok = ok && lseek(taken, (off_t)end, SEEK_SET) == (off_t)end && move_onto(path, out.what);
+    if (!ok) {
+        if (taken >= 0) close(taken);
+        (void)ftruncate(fd, (off_t)len);
+        return false;
+    }
+    close(out.fd);
+    out.fd = taken;
+    out.offset = end;
+    return true;
+}
+
+bool hp_out_adopt(int fd, const char *path, uint64_t header, uint64_t len, bool *moved)
+{
+    pthread_mutex_lock(&out.lock);
+    bool ok = seekable_locked(out.offset) && len >= header;
+    *moved = ok && take_file(fd, path, header, len);
+    if (ok && !*moved) {
+        uint64_t at = out.offset;
+        ok = copy_range(fd, header, out.fd, at, len - header) &&
+             lseek(out.fd, (off_t)(at + len - header), SEEK_SET) >= 0;
+        if (ok)
+            out.offset = at + len - header;
+        else if (ftruncate(out.fd, (off_t)at) != 0 || lseek(out.fd, (off_t)at, SEEK_SET) < 0)
+            out.failed = true;
+    }
     pthread_mutex_unlock(&out.lock);
     return ok;
 }

@@ -30,5 +30,15 @@ uint64_t hp_out_offset(void);
  * everything from `offset` on. For heap dumps spliced from the JVM's own. */
 bool hp_out_patch(uint64_t offset, const void *p, size_t n);
 bool hp_out_truncate(uint64_t offset);
+/* File output only: adds a complete HPROF file that another writer made (the
+ * JVM's heap dump, already given our serials) to the output: its records
+ * from `header` to `len`. Where the output's name can be moved onto it (same
+ * directory, a plain file with one link) and the output so far is the
+ * smaller part, `fd`'s file becomes the output: the output's header, then
+ * the file's records, then the output's records, renamed over the output;
+ * otherwise its records are copied to the end of the output. Either way
+ * the kernel copies the smaller part only. `path` names `fd`'s file;
+ * *moved tells which way it went. */
+bool hp_out_adopt(int fd, const char *path, uint64_t header, uint64_t len, bool *moved);
 
 #endif

@@ -11,6 +11,11 @@ hp_objid_t hp_objid_new(uint32_t site)
            (seq & ((1ull << HP_OBJID_SITE_SHIFT) - 1));
 }
 
+uint64_t hp_objid_issued(void)
+{
+    return atomic_load_explicit(&next_seq, memory_order_relaxed) - 1;
+}
+
 hp_objid_t hp_objid_of(jvmtiEnv *jvmti, jobject obj)
 {
     jlong tag = 0;

@@ -21,6 +21,8 @@ static inline uint32_t hp_objid_site(hp_objid_t id)
 {
     return (uint32_t)(id >> HP_OBJID_SITE_SHIFT);
 }
+/* The highest sequence number given out so far. */
+uint64_t hp_objid_issued(void);
 /* The object's ID, tagging it first if it has none; 0 for NULL or failure. */
 hp_objid_t hp_objid_of(jvmtiEnv *jvmti, jobject obj);
 

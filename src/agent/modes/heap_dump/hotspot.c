@@ -20,6 +20,7 @@ static struct {
     jobject bean; /* global reference to the HotSpotDiagnosticMXBean */
     jmethodID dump_heap;
     bool unusable; /* reported once; later dumps walk the heap */
+    bool spliced;  /* the output holds a dump of the JVM's */
     unsigned files;
 } hs;
 
@@ -171,7 +172,11 @@ bool hd_hotspot_dump(JNIEnv *jni)
         return false;
     }
     bool overlap = hp.opt.net_host == NULL;
-    struct job job = {.sp = {.fd = -1, .overlap = overlap, .punch_lag = overlap ? PUNCH_LAG : 0},
+    struct job job = {.sp = {.fd = -1,
+                             .path = path,
+                             .inplace = overlap && !hs.spliced,
+                             .overlap = overlap,
+                             .punch_lag = overlap ? PUNCH_LAG : 0},
                       .path = path};
     atomic_init(&job.sp.jvm, HD_JVM_WRITING);
     pthread_t thread;
@@ -189,6 +194,7 @@ bool hd_hotspot_dump(JNIEnv *jni)
     atomic_store(&job.sp.jvm, failed ? HD_JVM_FAILED : HD_JVM_DONE);
     uint64_t jvm_done = hp_mono_ns();
     pthread_join(thread, NULL);
+    hs.spliced = true; /* even a failed copy may have written names */
     (void)unlink(path);
     (*jni)->DeleteLocalRef(jni, jpath);
     const char *what = failed ? why : job.sp.error;
@@ -204,10 +210,14 @@ bool hd_hotspot_dump(JNIEnv *jni)
                  what);
     else if (hp.opt.logflags)
         fprintf(stderr,
-                "HPROF LOG: heap dump (the JVM's dumper): %" PRIu64 " objects, %" PRIu64
+                "HPROF LOG: heap dump (the JVM's dumper, %s): %" PRIu64 " objects, %" PRIu64
                 " bytes read (%" PRIu64 " dropped early), %" PRIu64 " written, %" PRIu64
                 " dangling references nulled; agent memory %zu KiB; ms: JVM %" PRIu64
                 ", copy after it %" PRIu64 ", copying thread CPU %" PRIu64 "\n",
+                job.sp.moved     ? "its file became the output"
+                : job.sp.adopted ? "its file appended in the kernel"
+                : job.sp.refusal ? job.sp.refusal
+                                 : "copied",
                 job.sp.objects, job.sp.in_bytes, job.sp.punched, job.sp.out_bytes, job.sp.nulled,
                 job.sp.memory >> 10, (jvm_done - start) / 1000000,
                 (hp_mono_ns() - jvm_done) / 1000000, job.cpu_ns / 1000000);

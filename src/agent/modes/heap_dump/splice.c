@@ -3,6 +3,7 @@
 #include "../../io/writer.h"
 #include "../../output/binary/record.h"
 #include "../../tables/names.h"
+#include "../../tables/objid.h"
 #include "map.h"
 
 #include <errno.h>
@@ -38,11 +39,22 @@ struct fix {
     uint32_t n;
 };
 
-/* An element of such an array, kept once its part of the file is punched. */
+/* An element of such an array, kept once its part of the file is punched
+ * (out: its output offset) or, in place, right away (out: its file offset). */
 struct ref {
     uint64_t out, target;
 };
 #define MAX_REFS ((size_t)1 << 20)
+
+/* In place: how many more strings than now our table may get in this run
+ * before its IDs could reach the JVM's (see README). */
+#define NAMES_HEADROOM ((uint64_t)1 << 24)
+
+/* A serial or ID of the JVM's file to change, in place. */
+struct patch {
+    uint64_t at, value;
+    unsigned size; /* 4 or 8 */
+};
 
 struct sp {
     struct hd_splice *pub;
@@ -52,6 +64,11 @@ struct sp {
     uint64_t out_at_emitted;   /* output offset of buf[emitted] */
     uint64_t seg_start;        /* output offset of the first segment; 0: none yet */
     bool emit, scan, defer, locked;
+    bool inplace, refused; /* refused: its IDs could meet ours; copy it */
+    struct patch *patches;
+    size_t n_patches, cap_patches;
+    uint64_t min_object, dump_end;
+    uint64_t names_floor; /* in place: the JVM's name IDs must lie above */
     struct hd_map blocks;
     uint64_t cached_key;
     uint8_t *cached;
@@ -64,7 +81,7 @@ struct sp {
     size_t n_fixes, cap_fixes, settled; /* fixes before `settled` are in refs */
     struct ref *refs;
     size_t n_refs;
-    bool punching;
+    bool punching, refs_full;
     uint64_t punched; /* the JVM's file is a hole below this offset */
     uint32_t max_class, max_thread, max_trace;
     uint64_t max_frame;
@@ -142,6 +159,37 @@ static bool utf8_of(struct sp *s, uint64_t id, uint64_t *ours)
            fail(s, "the JVM's dump cites a name it did not write (%#llx)", (unsigned long long)id);
 }
 
+/* Sets the u4 (or u8) at p, in buf: in the buffer when copying, as a patch
+ * of the JVM's file when taking it in place, not at all when only scanning. */
+static bool set_n(struct sp *s, uint8_t *p, uint64_t v, unsigned size)
+{
+    if (s->emit) {
+        if (size == 4)
+            put4(p, (uint32_t)v);
+        else
+            put8(p, v);
+        return true;
+    }
+    if (!s->inplace || (size == 4 ? be4(p) : be8(p)) == v) return true;
+    if (s->n_patches == s->cap_patches) {
+        size_t cap = s->cap_patches ? s->cap_patches * 2 : 4096;
+        struct patch *grown = realloc(s->patches, cap * sizeof *grown);
+        if (grown == NULL) return fail(s, "out of memory for the dump's serials");
+        s->patches = grown;
+        s->cap_patches = cap;
+    }
+    s->patches[s->n_patches++] = (struct patch){s->buf_off + (uint64_t)(p - s->buf), v, size};
+    return true;
+}
+static bool set4(struct sp *s, uint8_t *p, uint32_t v)
+{
+    return set_n(s, p, v, 4);
+}
+static bool set8(struct sp *s, uint8_t *p, uint64_t v)
+{
+    return set_n(s, p, v, 8);
+}
+
 /* --- the dumped-object bitmap -------------------------------------------- */
 
 static uint8_t *block_slow(struct sp *s, uint64_t key, bool create)
@@ -175,6 +223,7 @@ static inline uint8_t *block(struct sp *s, uint64_t id, bool create)
 static bool mark(struct sp *s, uint64_t id)
 {
     if (!s->scan) return true;
+    if (id < s->min_object) s->min_object = id;
     uint8_t *b = block(s, id, true);
     if (b == NULL) return fail(s, "out of memory for the dumped-object bitmap");
     uint64_t bit = (id & (((uint64_t)1 << BLOCK_SHIFT) - 1)) >> 3;
@@ -357,8 +406,44 @@ static bool trace(struct sp *s, const uint8_t *b, uint32_t len)
     return true;
 }
 
-static bool record(struct sp *s, uint8_t tag, const uint8_t *body, uint32_t len)
+/* In place: the JVM's names and their IDs stay; classes, frames, traces and
+ * threads get the numbers the copy would give them. */
+static bool record_in_place(struct sp *s, uint8_t tag, uint8_t *b, uint32_t len)
 {
+    switch (tag) {
+    case HP_TAG_UTF8:
+        if (len < HP_ID_SIZE) return fail(s, "short UTF8 record in the JVM's dump");
+        /* Theirs are addresses (JDK 25 maps symbols below 4 GiB), ours 1, 2,
+         * ...: refused if ours could reach theirs in this run. */
+        if (be8(b) <= s->names_floor) {
+            s->refused = true;
+            s->pub->refusal = "a name ID as low as ours";
+        }
+        return !s->refused;
+    case HP_TAG_LOAD_CLASS:
+        if (len != 8 + 2 * HP_ID_SIZE) return fail(s, "bad LOAD CLASS record in the JVM's dump");
+        return set4(s, b, class_of(s, be4(b))) && set4(s, b + 12, trace_of(s, be4(b + 12)));
+    case HP_TAG_FRAME:
+        if (len != 4 * HP_ID_SIZE + 8) return fail(s, "bad FRAME record in the JVM's dump");
+        return set8(s, b, frame_of(s, be8(b))) && set4(s, b + 32, class_of(s, be4(b + 32)));
+    case HP_TAG_TRACE: {
+        if (len < 12 || (len - 12) % HP_ID_SIZE || be4(b + 8) != (len - 12) / HP_ID_SIZE)
+            return fail(s, "bad TRACE record in the JVM's dump");
+        bool ok = set4(s, b, trace_of(s, be4(b))) && set4(s, b + 4, thread_of(s, be4(b + 4)));
+        for (uint32_t i = 0, n = be4(b + 8); ok && i < n; i++) {
+            uint8_t *f = b + 12 + (size_t)i * HP_ID_SIZE;
+            ok = set8(s, f, frame_of(s, be8(f)));
+        }
+        return ok;
+    }
+    default:
+        return fail(s, "unexpected record (tag %#x) in the JVM's dump", tag);
+    }
+}
+
+static bool record(struct sp *s, uint8_t tag, uint8_t *body, uint32_t len)
+{
+    if (s->inplace) return record_in_place(s, tag, body, len);
     if (!s->emit) return true;
     switch (tag) {
     case HP_TAG_UTF8:
@@ -444,10 +529,28 @@ static bool add_fix(struct sp *s, uint64_t in, uint64_t out, uint32_t n)
     return true;
 }
 
+static bool ref_room(struct sp *s);
+
+/* In place, an element citing an object not dumped yet is kept (objects come
+ * in address order, so most are dumped soon after and dropped when room is
+ * needed); without room, its array is re-read at the end. */
+static bool keep_ref(struct sp *s, const uint8_t *p, uint64_t target, size_t *kept)
+{
+    if (!s->inplace || *kept == SIZE_MAX || !ref_room(s)) {
+        s->n_refs -= *kept == SIZE_MAX ? 0 : *kept;
+        *kept = SIZE_MAX;
+        return false;
+    }
+    s->refs[s->n_refs++] = (struct ref){s->buf_off + (uint64_t)(p - s->buf), target};
+    ++*kept;
+    return true;
+}
+
 static bool elements(struct sp *s, uint32_t n)
 {
     uint64_t in = s->buf_off + s->head, out = out_offset(s, s->head);
     bool ahead = false;
+    size_t kept = 0; /* refs kept from this array; SIZE_MAX: none, re-read it */
     for (uint32_t left = n; left > 0;) {
         if (!fill(s, HP_ID_SIZE)) return false;
         size_t k = (s->len - s->head) / HP_ID_SIZE;
@@ -458,7 +561,7 @@ static bool elements(struct sp *s, uint32_t n)
                 uint64_t e = be8(p);
                 if (e == 0 || dumped(s, e)) continue;
                 if (s->defer) {
-                    ahead = true;
+                    ahead = ahead || !keep_ref(s, p, e, &kept);
                 } else {
                     memset(p, 0, HP_ID_SIZE);
                     s->pub->nulled++;
@@ -483,13 +586,16 @@ static bool segment(struct sp *s, uint64_t left)
         if (size) {
             if (!fill(s, size)) return false;
             p = s->buf + s->head;
-            if (s->emit && t >= 0x02 && t <= 0x08 && t != 0x05 && t != 0x07)
-                put4(p + 9, thread_of(s, be4(p + 9)));
-            if (s->emit && t == 0x08) put4(p + 13, trace_of(s, be4(p + 13)));
+            if (t >= 0x02 && t <= 0x08 && t != 0x05 && t != 0x07 &&
+                !set4(s, p + 9, thread_of(s, be4(p + 9))))
+                return false;
+            if (t == 0x08 && !set4(s, p + 13, trace_of(s, be4(p + 13)))) return false;
         } else if (t == 0x20) {
             if (!class_dump(s, &size)) return false;
             p = s->buf + s->head;
-            if (!mark(s, be8(p + 1)) || (s->emit && !class_names(s, p))) return false;
+            if (!mark(s, be8(p + 1)) || (s->emit && !class_names(s, p)) ||
+                (s->inplace && !set4(s, p + 1 + HP_ID_SIZE, trace_of(s, be4(p + 1 + HP_ID_SIZE)))))
+                return false;
         } else if (t == 0x21 || t == 0x22 || t == 0x23) {
             size = t == 0x23 ? 18 : 25;
             if (!fill(s, size)) return false;
@@ -499,8 +605,7 @@ static bool segment(struct sp *s, uint64_t left)
             if (esz == 0 || (t == 0x23 && p[17] == 2))
                 return fail(s, "bad array type in the JVM's dump");
             body = (uint64_t)n * esz;
-            if (!mark(s, be8(p + 1))) return false;
-            if (s->emit) put4(p + 9, trace_of(s, be4(p + 9)));
+            if (!mark(s, be8(p + 1)) || !set4(s, p + 9, trace_of(s, be4(p + 9)))) return false;
         } else {
             return fail(s, "unknown heap dump sub-record %#x in the JVM's dump", t);
         }
@@ -547,12 +652,13 @@ static bool run_pass(struct sp *s)
             if (len != 0 || (s->emit && s->seg_start == 0))
                 return fail(s, "misplaced HEAP DUMP END in the JVM's dump");
             s->head += 9;
+            s->dump_end = s->buf_off + s->head;
             flush_parsed(s);
             return true;
         } else {
             if (!fill(s, 9 + (size_t)len)) return false;
             flush_parsed(s);
-            const uint8_t *b = s->buf + s->head + 9;
+            uint8_t *b = s->buf + s->head + 9;
             s->head += 9 + (size_t)len;
             s->emitted = s->head;
             if (!record(s, tag, b, len)) return false;
@@ -562,9 +668,11 @@ static bool run_pass(struct sp *s)
 }
 
 /* Room for one more kept element: drops those whose object has been dumped
- * since. */
+ * since. Once that frees less than a quarter, there is no more room for this
+ * dump (so the list is not scanned again and again). */
 static bool ref_room(struct sp *s)
 {
+    if (s->refs_full) return false;
     if (s->refs == NULL) s->refs = malloc(MAX_REFS * sizeof *s->refs);
     if (s->refs == NULL) return false;
     if (s->n_refs < MAX_REFS) return true;
@@ -572,7 +680,8 @@ static bool ref_room(struct sp *s)
     for (size_t i = 0; i < s->n_refs; i++)
         if (!dumped(s, s->refs[i].target)) s->refs[kept++] = s->refs[i];
     s->n_refs = kept;
-    return kept < MAX_REFS;
+    s->refs_full = kept > MAX_REFS / 4 * 3;
+    return !s->refs_full;
 }
 
 /* Reads the elements of a listed array (a small read each: this runs while
@@ -624,17 +733,24 @@ static void punch(struct sp *s)
     s->punched = s->pub->punched = to;
 }
 
+/* Nulls the reference at `in` of the JVM's file (in place) or `out` of the
+ * output. */
+static bool null_ref(struct sp *s, uint64_t in, uint64_t out)
+{
+    static const uint8_t null_id[HP_ID_SIZE];
+    bool ok = s->inplace ? pwrite(s->pub->fd, null_id, HP_ID_SIZE, (off_t)in) == HP_ID_SIZE
+                         : hp_out_patch(out, null_id, HP_ID_SIZE);
+    if (ok) s->pub->nulled++;
+    return ok || fail(s, "cannot null a reference in the dump");
+}
+
 /* Nulls the elements of arrays that cited objects the dump never held. The
  * arrays are re-read in file order through the (now free) buffer. */
 static bool apply_fixes(struct sp *s)
 {
-    static const uint8_t null_id[HP_ID_SIZE];
-    for (size_t i = 0; i < s->n_refs; i++) {
-        if (dumped(s, s->refs[i].target)) continue;
-        if (!hp_out_patch(s->refs[i].out, null_id, HP_ID_SIZE))
-            return fail(s, "cannot null a reference in the output");
-        s->pub->nulled++;
-    }
+    for (size_t i = 0; i < s->n_refs; i++)
+        if (!dumped(s, s->refs[i].target) && !null_ref(s, s->refs[i].out, s->refs[i].out))
+            return false;
     uint64_t start = 0, end = 0; /* the file bytes in buf */
     for (size_t f = s->settled; f < s->n_fixes; f++) {
         const struct fix *x = &s->fixes[f];
@@ -647,11 +763,35 @@ static bool apply_fixes(struct sp *s)
                 end = at + (uint64_t)r;
             }
             uint64_t e = be8(s->buf + (at - start));
-            if (e == 0 || dumped(s, e)) continue;
-            if (!hp_out_patch(x->out + i * HP_ID_SIZE, null_id, HP_ID_SIZE))
-                return fail(s, "cannot null a reference in the output");
-            s->pub->nulled++;
+            if (e != 0 && !dumped(s, e) && !null_ref(s, at, x->out + i * HP_ID_SIZE)) return false;
         }
+    }
+    return true;
+}
+
+/* Writes the patches into the JVM's file, a block at a time (they come in
+ * file order, mostly close together), through the (now free) buffer. */
+static bool apply_patches(struct sp *s)
+{
+    const size_t block = (size_t)64 << 10;
+    for (size_t i = 0; i < s->n_patches;) {
+        uint64_t start = s->patches[i].at;
+        ssize_t got = pread(s->pub->fd, s->buf, block, (off_t)start);
+        if (got < 8) return fail(s, "cannot re-read the JVM's dump");
+        size_t j = i;
+        for (; j < s->n_patches && s->patches[j].at >= start &&
+               s->patches[j].at + s->patches[j].size <= start + (uint64_t)got;
+             j++) {
+            uint8_t *p = s->buf + (s->patches[j].at - start);
+            if (s->patches[j].size == 4)
+                put4(p, (uint32_t)s->patches[j].value);
+            else
+                put8(p, s->patches[j].value);
+        }
+        size_t n = (size_t)(s->patches[j - 1].at + s->patches[j - 1].size - start);
+        if (pwrite(s->pub->fd, s->buf, n, (off_t)start) != (ssize_t)n)
+            return fail(s, "cannot write the JVM's dump: %s", strerror(errno));
+        i = j;
     }
     return true;
 }
@@ -660,7 +800,45 @@ static size_t memory(const struct sp *s)
 {
     return BUF_SIZE + s->n_blocks * BLOCK_BYTES + hd_map_bytes(&s->blocks) +
            hd_map_bytes(&s->utf8) + hd_map_bytes(&s->texts) + s->arena_cap +
-           s->cap_fixes * sizeof *s->fixes + (s->refs ? MAX_REFS * sizeof *s->refs : 0);
+           s->cap_fixes * sizeof *s->fixes + (s->refs ? MAX_REFS * sizeof *s->refs : 0) +
+           s->cap_patches * sizeof *s->patches;
+}
+
+/* The next dump's numbers start above this one's. */
+static void advance_ids(const struct sp *s)
+{
+    ids.class_base += s->max_class + 1;
+    ids.thread_base += s->max_thread + 1;
+    ids.trace_base += s->max_trace + 1;
+    ids.frame_base += s->max_frame + 1;
+}
+
+/* The JVM's file as the output (see splice.h). */
+static enum hd_splice_result in_place(struct sp *s)
+{
+    struct hd_splice *pub = s->pub;
+    s->scan = s->defer = s->inplace = true;
+    s->min_object = UINT64_MAX;
+    s->names_floor = hp_bin_strings_issued() + NAMES_HEADROOM;
+    bool ok = run_pass(s);
+    while (atomic_load(&pub->jvm) == HD_JVM_WRITING)
+        pause_briefly();
+    if (ok && atomic_load(&pub->jvm) == HD_JVM_FAILED) ok = fail(s, "the JVM's dumper failed");
+    /* Object IDs are addresses there, a sequence here: all of theirs must
+     * lie above all of ours (see README). */
+    if (ok && s->min_object <= hp_objid_issued())
+        s->refused = true, pub->refusal = "an object ID as low as ours";
+    if (s->refused) return HD_SPLICE_NOTHING;
+    ok = ok && apply_patches(s) && apply_fixes(s) &&
+         (hp_out_adopt(pub->fd, pub->path, HEADER_SIZE, s->dump_end, &pub->moved) ||
+          fail(s, "cannot add the JVM's dump to the output"));
+    pub->memory = memory(s);
+    if (!ok) return HD_SPLICE_NOTHING;
+    advance_ids(s);
+    ids.dummy_written = true;
+    pub->adopted = true;
+    pub->out_bytes = s->dump_end - HEADER_SIZE;
+    return HD_SPLICE_OK;
 }
 
 static enum hd_splice_result run_splice(struct sp *s)
@@ -693,20 +871,21 @@ static enum hd_splice_result run_splice(struct sp *s)
         } else if (s->seg_start) {
             res = hp_out_truncate(s->seg_start) ? HD_SPLICE_NOTHING : HD_SPLICE_BROKEN;
         }
-        ids.class_base += s->max_class + 1;
-        ids.thread_base += s->max_thread + 1;
-        ids.trace_base += s->max_trace + 1;
-        ids.frame_base += s->max_frame + 1;
+        advance_ids(s);
         hp_out_unlock();
     }
     return ok ? res : res == HD_SPLICE_OK ? HD_SPLICE_NOTHING : res;
 }
 
-enum hd_splice_result hd_splice_run(struct hd_splice *sp)
+/* One attempt, in place or as a copy. *refused: in place was not possible,
+ * the JVM's file is unchanged. */
+static enum hd_splice_result attempt(struct hd_splice *sp, bool inplace, bool *refused)
 {
     struct sp s = {.pub = sp};
     sp->error[0] = '\0';
     sp->in_bytes = sp->out_bytes = sp->objects = sp->nulled = sp->punched = 0;
+    sp->adopted = sp->moved = false;
+    if (inplace) sp->refusal = NULL;
     hd_map_init(&s.blocks);
     hd_map_init(&s.utf8);
     hd_map_init(&s.texts);
@@ -715,7 +894,8 @@ enum hd_splice_result hd_splice_run(struct hd_splice *sp)
     if (s.buf == NULL)
         fail(&s, "out of memory for the splice buffer");
     else
-        res = run_splice(&s);
+        res = inplace ? in_place(&s) : run_splice(&s);
+    *refused = s.refused;
     for (size_t i = 0; s.blocks.keys && i <= s.blocks.mask; i++)
         if (s.blocks.keys[i]) free((void *)(uintptr_t)s.blocks.vals[i]);
     hd_map_free(&s.blocks);
@@ -724,6 +904,17 @@ enum hd_splice_result hd_splice_run(struct hd_splice *sp)
     free(s.arena);
     free(s.fixes);
     free(s.refs);
+    free(s.patches);
     free(s.buf);
     return res;
+}
+
+enum hd_splice_result hd_splice_run(struct hd_splice *sp)
+{
+    bool refused = false;
+    if (sp->inplace) {
+        enum hd_splice_result res = attempt(sp, true, &refused);
+        if (!refused) return res;
+    }
+    return attempt(sp, false, &refused);
 }

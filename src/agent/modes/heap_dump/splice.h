@@ -13,7 +13,15 @@
  * elements are patched in place at the end); with a socket, after the JVM is
  * done, in two passes (the first finds the dumped objects). Either way the
  * output lock is held from the first heap dump record to HEAP DUMP END, so no
- * other record falls between them. */
+ * other record falls between them.
+ *
+ * In place (a run's first dump, file output): nothing is copied while the
+ * JVM writes. Its file is read to find the dumped objects and the serials to
+ * change; once the JVM is done the changes are written into its file, which
+ * then becomes the output (hp_out_adopt). Its UTF8 records and names stay
+ * the JVM's: a first dump cannot meet names of an earlier one. When its IDs
+ * could meet ours (UTF8 IDs below 2^32, objects at addresses no higher than
+ * our object IDs), the dump is copied as above instead. */
 #ifndef HPROF_HD_SPLICE_H
 #define HPROF_HD_SPLICE_H
 
@@ -31,7 +39,12 @@ enum hd_splice_result {
 };
 
 struct hd_splice {
-    int fd;       /* the JVM's file, open for reading */
+    int fd; /* the JVM's file, open for reading */
+    const char *path;
+    /* Try to make the JVM's file the output (implies overlap). Only for the
+     * run's first dump through the JVM's dumper: a later one would bring the
+     * JVM's names (and its dummy trace) again. */
+    bool inplace;
     bool overlap; /* file output: copy while the JVM writes */
     /* With overlap and fd open for writing: the JVM's file is punched out
      * (FALLOC_FL_PUNCH_HOLE) this many bytes behind the copy, so that its
@@ -40,7 +53,10 @@ struct hd_splice {
     atomic_int jvm; /* enum hd_jvm_state, set by the thread that called the JVM */
     /* Results. */
     uint64_t in_bytes, out_bytes, objects, nulled, punched;
-    size_t memory; /* peak bytes the splice held */
+    bool adopted;        /* taken in place */
+    bool moved;          /* ... and the output's name moved onto it (else appended) */
+    const char *refusal; /* why it was copied instead, or NULL */
+    size_t memory;       /* peak bytes the splice held */
     char error[256];
 };
 

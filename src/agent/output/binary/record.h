@@ -56,5 +56,7 @@ void hp_rec_free(struct hp_rec *r);
 /* The ID of a UTF8 string, writing its UTF8 record the first time. NULL
  * gives 0 (the format's "none"). */
 uint64_t hp_bin_string(const char *s);
+/* The highest string ID given so far (IDs are 1, 2, ...). */
+uint64_t hp_bin_strings_issued(void);
 
 #endif

@@ -33,3 +33,12 @@ uint64_t hp_bin_string(const char *s)
     hp_out_unlock();
     return id;
 }
+
+uint64_t hp_bin_strings_issued(void)
+{
+    pthread_once(&once, create);
+    hp_out_lock();
+    uint64_t n = strings ? hp_table_count(strings) : 0;
+    hp_out_unlock();
+    return n;
+}
