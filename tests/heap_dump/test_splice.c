@@ -504,31 +504,51 @@ static void test_takes_the_file_in_place(void **state)
     free(dump.p);
 }
 
-/* When the output's name cannot move (here: it names another file), the
- * JVM's records are appended to the output instead. */
+/* When the output's name cannot move (it names another file, or a link to
+ * the output), the JVM's records are appended to the output instead. */
 static void test_adopt_appends_when_it_cannot_rename(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/hprof-splice-XXXXXX", jvm[PATH_MAX], outp[PATH_MAX];
+    char dir[] = "/tmp/hprof-splice-XXXXXX", jvm[PATH_MAX], outp[PATH_MAX], link[PATH_MAX];
     assert_non_null(mkdtemp(dir));
     snprintf(jvm, sizeof jvm, "%s/jvm.hprof", dir);
     snprintf(outp, sizeof outp, "%s/out.hprof", dir);
+    snprintf(link, sizeof link, "%s/link.hprof", dir);
     struct bytes dump = make_dump(0, 0, JVM_NAMES);
     int fd = jvm_file(jvm, &dump);
-    open_output();
-    hp_out_write(our_header, sizeof our_header);
-    bool moved = true;
-    assert_true(hp_out_adopt(fd, jvm, 31, dump.len, &moved));
-    assert_false(moved);
-    struct bytes out = close_output();
-    assert_int_equal(out.len, dump.len);
-    assert_memory_equal(out.p, our_header, 31);
-    assert_memory_equal(out.p + 31, dump.p + 31, dump.len - 31);
-    assert_int_equal(access(jvm, F_OK), 0);
+    for (int via_link = 0; via_link < 2; via_link++) {
+        struct bytes out;
+        bool moved = true;
+        if (via_link) {
+            assert_int_equal(symlink(outp, link), 0);
+            int ofd = open(link, O_RDWR | O_CREAT | O_TRUNC, 0644);
+            assert_true(ofd >= 0);
+            hp_out_open(ofd, false, link);
+            hp_out_write(our_header, sizeof our_header);
+            assert_true(hp_out_adopt(fd, jvm, 31, dump.len, &moved));
+            hp_out_close();
+            struct stat st;
+            assert_int_equal(lstat(link, &st), 0);
+            assert_true(S_ISLNK(st.st_mode));
+            out = read_file(outp);
+        } else {
+            open_output();
+            hp_out_write(our_header, sizeof our_header);
+            assert_true(hp_out_adopt(fd, jvm, 31, dump.len, &moved));
+            out = close_output();
+        }
+        assert_false(moved);
+        assert_int_equal(out.len, dump.len);
+        assert_memory_equal(out.p, our_header, 31);
+        assert_memory_equal(out.p + 31, dump.p + 31, dump.len - 31);
+        assert_int_equal(access(jvm, F_OK), 0);
+        free(out.p);
+    }
     close(fd);
     unlink(jvm);
+    unlink(link);
+    unlink(outp);
     rmdir(dir);
-    free(out.p);
     free(dump.p);
 }
 

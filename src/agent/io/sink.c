@@ -21,9 +21,13 @@ int hp_sink_open_file(const char *name, bool force, bool binary, char **actual)
     else
         path = strdup(name);
     if (path == NULL) return -1;
-    if (force) (void)remove(path);
-    /* Readable too: a heap dump may move the output into the JVM's file. */
+    /* Only a plain file is replaced: a link, a device or a pipe
+     * (file=/dev/stdout) is written through. */
+    if (force && lstat(path, &st) == 0 && S_ISREG(st.st_mode)) (void)remove(path);
+    /* Readable if it can be: a heap dump may move the output into the JVM's
+     * file (io/writer.h). */
     int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
         int e = errno;
         free(path);

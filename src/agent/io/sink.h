@@ -4,7 +4,8 @@
 
 #include <stdbool.h>
 
-/* Creates the output file (mode 0644). force=y replaces an existing file;
+/* Creates the output file (mode 0644). force=y replaces an existing plain
+ * file (a link, device or pipe such as /dev/stdout is written through);
  * force=n picks a unique name instead. *actual receives the name used
  * (malloc'ed). Returns the fd, or -1 with errno set. */
 int hp_sink_open_file(const char *name, bool force, bool binary, char **actual);

@@ -157,22 +157,34 @@ bool hp_out_truncate(uint64_t offset)
     return ok;
 }
 
-/* n bytes from in at *in_off to out at *out_off, in the kernel where it can. */
-static bool copy_range(int in, uint64_t in_off, int out, uint64_t out_off, uint64_t n)
+static bool write_all(int fd, const char *p, size_t n)
 {
     while (n > 0) {
-        off64_t i = (off64_t)in_off, o = (off64_t)out_off;
-        size_t k = n > ((size_t)1 << 30) ? (size_t)1 << 30 : (size_t)n;
-        ssize_t w = copy_file_range(in, &i, out, &o, k, 0);
+        ssize_t w = write(fd, p, n);
         if (w < 0 && errno == EINTR) continue;
-        if (w < 0 && (errno == ENOSYS || errno == EXDEV || errno == EINVAL)) {
+        if (w <= 0) return false;
+        p += w;
+        n -= (size_t)w;
+    }
+    return true;
+}
+
+/* n bytes of `in` from in_off, written at out's file position (a file or a
+ * pipe): in the kernel where it can. */
+static bool copy_out(int in, uint64_t in_off, int out, uint64_t n)
+{
+    while (n > 0) {
+        off64_t i = (off64_t)in_off;
+        size_t k = n > ((size_t)1 << 30) ? (size_t)1 << 30 : (size_t)n;
+        ssize_t w = copy_file_range(in, &i, out, NULL, k, 0);
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0) {
             char buf[1 << 16];
             w = pread(in, buf, k < sizeof buf ? k : sizeof buf, (off_t)in_off);
-            if (w > 0 && pwrite(out, buf, (size_t)w, (off_t)out_off) != w) w = -1;
+            if (w > 0 && !write_all(out, buf, (size_t)w)) w = -1;
         }
         if (w <= 0) return false;
         in_off += (uint64_t)w;
-        out_off += (uint64_t)w;
         n -= (uint64_t)w;
     }
     return true;
@@ -192,18 +204,20 @@ static bool move_onto(const char *from, const char *to)
 }
 
 /* The output file, moved onto `fd`'s file; false leaves the output as it was
- * (the other file may have lost its header). */
+ * (the other file may have lost its header). Only where the output's name is
+ * the plain file itself (not a link to it). */
 static bool take_file(int fd, const char *path, uint64_t header, uint64_t len)
 {
     struct stat ours, named, theirs;
-    if (fstat(out.fd, &ours) != 0 || stat(out.what, &named) != 0 || fstat(fd, &theirs) != 0 ||
+    if (fstat(out.fd, &ours) != 0 || lstat(out.what, &named) != 0 || fstat(fd, &theirs) != 0 ||
         !S_ISREG(ours.st_mode) || ours.st_nlink != 1 || ours.st_dev != named.st_dev ||
         ours.st_ino != named.st_ino || theirs.st_dev != ours.st_dev || out.offset < header ||
         out.offset - header > len)
         return false;
     char head[64];
     int taken = -1;
-    bool ok = header <= sizeof head && copy_range(out.fd, header, fd, len, out.offset - header) &&
+    bool ok = header <= sizeof head && lseek(fd, (off_t)len, SEEK_SET) == (off_t)len &&
+              copy_out(out.fd, header, fd, out.offset - header) &&
               pread(out.fd, head, (size_t)header, 0) == (ssize_t)header &&
               pwrite(fd, head, (size_t)header, 0) == (ssize_t)header &&
               fchmod(fd, ours.st_mode & 07777) == 0 && (taken = dup(fd)) >= 0;
@@ -227,12 +241,13 @@ bool hp_out_adopt(int fd, const char *path, uint64_t header, uint64_t len, bool 
     *moved = ok && take_file(fd, path, header, len);
     if (ok && !*moved) {
         uint64_t at = out.offset;
-        ok = copy_range(fd, header, out.fd, at, len - header) &&
-             lseek(out.fd, (off_t)(at + len - header), SEEK_SET) >= 0;
-        if (ok)
+        ok = copy_out(fd, header, out.fd, len - header);
+        if (ok) {
             out.offset = at + len - header;
-        else if (ftruncate(out.fd, (off_t)at) != 0 || lseek(out.fd, (off_t)at, SEEK_SET) < 0)
+        } else if (ftruncate(out.fd, (off_t)at) != 0 || lseek(out.fd, (off_t)at, SEEK_SET) < 0) {
+            hp_error("output lost: cannot write to %s: %s", out.what, strerror(errno));
             out.failed = true;
+        }
     }
     pthread_mutex_unlock(&out.lock);
     return ok;
