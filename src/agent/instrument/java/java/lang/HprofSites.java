@@ -77,6 +77,11 @@ public final class HprofSites {
     private int[] kid;
     private int[] index; /* hash of keys -> slot + 1 */
     private int lastSite = -1, lastSlot;
+    /* depth > 1: (site, two callers) -> slot + 1, direct-mapped and checked
+     * against the slot's key; most allocations repeat a recent context, and
+     * this spares them the hash over all callers and the probe. */
+    private int[] memo;
+    private static final int MEMO_BITS = 12;
 
     /* Shadow stack (method numbers), with depth > 1, holding pushes - pops
      * frames. Two counters rather than one stack pointer: a call's enter and
@@ -112,6 +117,7 @@ public final class HprofSites {
             kid = new int[16];
             index = new int[32];
             stk = new int[W > 2 ? 64 : 1];
+            memo = new int[W > 1 ? 1 << MEMO_BITS : 1];
             pend = new int[8];
             misses = new int[8];
         } catch (OutOfMemoryError e) {
@@ -123,6 +129,7 @@ public final class HprofSites {
         own(kid);
         own(index);
         own(stk);
+        own(memo);
         own(pend);
         own(misses);
         return true;
@@ -380,6 +387,24 @@ public final class HprofSites {
         }
         int[] st = stk;
         int top = pushes - pops - 1;
+        /* The top frame is the allocating method, known from the site: the
+         * two callers below it tell contexts apart. */
+        int c1 = top >= 1 ? st[top - 1] : -1, c2 = top >= 2 ? st[top - 2] : -1;
+        int m = ((site * 0x9E3779B1 + c1) * 0x9E3779B1 + c2) * 0x85EBCA6B >>> (32 - MEMO_BITS);
+        int e = memo[m] - 1;
+        if (e >= 0 && keys[e * w] == site) {
+            int b = e * w, j = 0;
+            while (j < w - 1 && keys[b + 1 + j] == (top - j >= 0 ? st[top - j] : -1)) j++;
+            if (j == w - 1) return e;
+        }
+        e = find(site, st, top);
+        if (e >= 0) memo[m] = e + 1;
+        return e;
+    }
+
+    /* The slot of (site, callers), by hash; created if new. */
+    private int find(int site, int[] st, int top) {
+        int w = W;
         int h = site;
         for (int j = 0; j < w - 1; j++) h = h * 0x9E3779B1 + (top - j >= 0 ? st[top - j] : -1);
         h ^= h >>> 15;
