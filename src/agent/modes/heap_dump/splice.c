@@ -308,9 +308,27 @@ static bool pass(struct sp *s, uint64_t n)
 
 /* --- top-level records ----------------------------------------------------- */
 
+/* The shape of a record both the copy and the in-place pass rely on. */
+static bool well_formed(struct sp *s, uint8_t tag, const uint8_t *b, uint32_t len)
+{
+    switch (tag) {
+    case HP_TAG_UTF8:
+        return len >= HP_ID_SIZE || fail(s, "short UTF8 record in the JVM's dump");
+    case HP_TAG_LOAD_CLASS:
+        return len == 8 + 2 * HP_ID_SIZE || fail(s, "bad LOAD CLASS record in the JVM's dump");
+    case HP_TAG_FRAME:
+        return len == 4 * HP_ID_SIZE + 8 || fail(s, "bad FRAME record in the JVM's dump");
+    case HP_TAG_TRACE:
+        return (len >= 12 && (len - 12) % HP_ID_SIZE == 0 &&
+                be4(b + 8) == (len - 12) / HP_ID_SIZE) ||
+               fail(s, "bad TRACE record in the JVM's dump");
+    default:
+        return fail(s, "unexpected record (tag %#x) in the JVM's dump", tag);
+    }
+}
+
 static bool utf8(struct sp *s, const uint8_t *b, uint32_t len)
 {
-    if (len < HP_ID_SIZE) return fail(s, "short UTF8 record in the JVM's dump");
     uint64_t id = be8(b);
     size_t n = len - HP_ID_SIZE;
     if (s->arena_len + n + 1 > s->arena_cap) {
@@ -351,9 +369,8 @@ static uint64_t class_name(struct sp *s, uint64_t id)
     return ours;
 }
 
-static bool load_class(struct sp *s, const uint8_t *b, uint32_t len)
+static bool load_class(struct sp *s, const uint8_t *b)
 {
-    if (len != 8 + 2 * HP_ID_SIZE) return fail(s, "bad LOAD CLASS record in the JVM's dump");
     uint64_t name = class_name(s, be8(b + 16));
     if (name == 0) return fail(s, "a LOAD CLASS of the JVM's dump has no name");
     struct hp_rec r;
@@ -366,9 +383,8 @@ static bool load_class(struct sp *s, const uint8_t *b, uint32_t len)
     return true;
 }
 
-static bool frame(struct sp *s, const uint8_t *b, uint32_t len)
+static bool frame(struct sp *s, const uint8_t *b)
 {
-    if (len != 4 * HP_ID_SIZE + 8) return fail(s, "bad FRAME record in the JVM's dump");
     uint64_t method, sig, source;
     if (!utf8_of(s, be8(b + 8), &method) || !utf8_of(s, be8(b + 16), &sig) ||
         !utf8_of(s, be8(b + 24), &source))
@@ -385,10 +401,8 @@ static bool frame(struct sp *s, const uint8_t *b, uint32_t len)
     return true;
 }
 
-static bool trace(struct sp *s, const uint8_t *b, uint32_t len)
+static bool trace(struct sp *s, const uint8_t *b)
 {
-    if (len < 12 || (len - 12) % HP_ID_SIZE || be4(b + 8) != (len - 12) / HP_ID_SIZE)
-        return fail(s, "bad TRACE record in the JVM's dump");
     uint32_t serial = be4(b), n = be4(b + 8);
     if (serial == DUMMY_TRACE && (n != 0 || ids.dummy_written)) {
         if (n == 0) return true;
@@ -408,11 +422,10 @@ static bool trace(struct sp *s, const uint8_t *b, uint32_t len)
 
 /* In place: the JVM's names and their IDs stay; classes, frames, traces and
  * threads get the numbers the copy would give them. */
-static bool record_in_place(struct sp *s, uint8_t tag, uint8_t *b, uint32_t len)
+static bool record_in_place(struct sp *s, uint8_t tag, uint8_t *b)
 {
     switch (tag) {
     case HP_TAG_UTF8:
-        if (len < HP_ID_SIZE) return fail(s, "short UTF8 record in the JVM's dump");
         /* Theirs are addresses (JDK 25 maps symbols below 4 GiB), ours 1, 2,
          * ...: refused if ours could reach theirs in this run. */
         if (be8(b) <= s->names_floor) {
@@ -421,14 +434,10 @@ static bool record_in_place(struct sp *s, uint8_t tag, uint8_t *b, uint32_t len)
         }
         return !s->refused;
     case HP_TAG_LOAD_CLASS:
-        if (len != 8 + 2 * HP_ID_SIZE) return fail(s, "bad LOAD CLASS record in the JVM's dump");
         return set4(s, b, class_of(s, be4(b))) && set4(s, b + 12, trace_of(s, be4(b + 12)));
     case HP_TAG_FRAME:
-        if (len != 4 * HP_ID_SIZE + 8) return fail(s, "bad FRAME record in the JVM's dump");
         return set8(s, b, frame_of(s, be8(b))) && set4(s, b + 32, class_of(s, be4(b + 32)));
-    case HP_TAG_TRACE: {
-        if (len < 12 || (len - 12) % HP_ID_SIZE || be4(b + 8) != (len - 12) / HP_ID_SIZE)
-            return fail(s, "bad TRACE record in the JVM's dump");
+    default: { /* HP_TAG_TRACE */
         bool ok = set4(s, b, trace_of(s, be4(b))) && set4(s, b + 4, thread_of(s, be4(b + 4)));
         for (uint32_t i = 0, n = be4(b + 8); ok && i < n; i++) {
             uint8_t *f = b + 12 + (size_t)i * HP_ID_SIZE;
@@ -436,26 +445,23 @@ static bool record_in_place(struct sp *s, uint8_t tag, uint8_t *b, uint32_t len)
         }
         return ok;
     }
-    default:
-        return fail(s, "unexpected record (tag %#x) in the JVM's dump", tag);
     }
 }
 
 static bool record(struct sp *s, uint8_t tag, uint8_t *body, uint32_t len)
 {
-    if (s->inplace) return record_in_place(s, tag, body, len);
-    if (!s->emit) return true;
+    if (!s->inplace && !s->emit) return true;
+    if (!well_formed(s, tag, body, len)) return false;
+    if (s->inplace) return record_in_place(s, tag, body);
     switch (tag) {
     case HP_TAG_UTF8:
         return utf8(s, body, len);
     case HP_TAG_LOAD_CLASS:
-        return load_class(s, body, len);
+        return load_class(s, body);
     case HP_TAG_FRAME:
-        return frame(s, body, len);
-    case HP_TAG_TRACE:
-        return trace(s, body, len);
-    default:
-        return fail(s, "unexpected record (tag %#x) in the JVM's dump", tag);
+        return frame(s, body);
+    default: /* HP_TAG_TRACE */
+        return trace(s, body);
     }
 }
 
