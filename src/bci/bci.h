@@ -16,11 +16,19 @@
  *               over code where `this` is uninitialized): an exception that
  *               leaves a constructor from before that point, other than by
  *               its own athrow (which is hooked), is not seen.
+ *               With entry_local instead: entry(int mnum) returns an int
+ *               kept in a new local (index: the old max_locals), passed to
+ *               exit(int) before every return and to resume(int) at the
+ *               start of every exception handler; no catch-all, athrow not
+ *               hooked.  Every StackMapTable frame becomes a full frame
+ *               that also declares the local.  Methods that call
+ *               java/lang/Thread.setCurrentThread (virtual-thread mounting:
+ *               they return on another thread than they entered) get none.
  *   new_obj     before `new`:                    new_obj(int site)
  *   new_array   after newarray/anewarray/multianewarray:
  *                                                new_array(Object arr, int site)
  *   object_init at entry of java/lang/Object.<init>()V:  object_init(Object this)
- *   field       a field appended to one class (field_class)
+ *   field       fields appended to one class (field_class)
  *   invoke      after an invoke* (not invokedynamic) whose result is a
  *               reference, when invoke_number accepts it:
  *                                                invoke(Object result, int site)
@@ -63,11 +71,20 @@ struct bci_invoke {
     int32_t line; /* as bci_site.line */
 };
 
+struct bci_field {
+    const char *name, *desc;
+};
+
 struct bci_hooks {
     const char *tracker_class;           /* internal name, e.g. "hprof/Tracker" */
     const char *entry_name, *entry_desc; /* (II)V */
     const char *exit_name, *exit_desc;   /* (II)V */
     int exit_catch_all;                  /* also catch exceptions leaving the method */
+    /* entry (I)I, exit (I)V and resume (I)V through a new local (above):
+     * for a shadow stack whose height each frame restores rather than pops,
+     * exact across exceptions at one store per return. */
+    int entry_local;
+    const char *resume_name, *resume_desc;
     /* No entry/exit in methods without an invoke or allocation instruction:
      * they can never be below another frame nor allocate by bytecode. */
     int entry_exit_skip_leaves;
@@ -85,11 +102,12 @@ struct bci_hooks {
      * either. */
     const char *method_class, *alloc_class;
 
-    /* When the class rewritten is field_class (internal name): a private
-     * transient synthetic field field_name of type field_desc is appended
-     * (unless one of that name exists), for the tracker to reach through
-     * Unsafe. */
-    const char *field_class, *field_name, *field_desc;
+    /* When the class rewritten is field_class (internal name): private
+     * transient synthetic fields (name, descriptor) are appended (each unless
+     * one of that name exists), for the tracker to reach; the list ends
+     * with a NULL name. */
+    const char *field_class;
+    const struct bci_field *fields;
 
     int class_number; /* first constant argument of entry/exit */
     /* Number for a method with code, in class-file order; BCI_SKIP leaves the

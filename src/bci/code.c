@@ -16,6 +16,7 @@ typedef struct {
     uint32_t pre, pre_len; /* injected before the instruction (offsets into inj) */
     uint32_t suf, suf_len; /* injected after it */
     uint8_t wide;          /* 16-bit branch rewritten with goto_w */
+    uint8_t handler;       /* an exception handler starts here */
 } insn_t;
 
 typedef struct {
@@ -37,6 +38,7 @@ typedef struct {
     wr_t inj;       /* injected code fragments */
     uint32_t entry_len, handler, handler_len; /* catch-all handler fragment */
     int64_t catch_from; /* original pc the catch-all range starts at, -1: none */
+    int32_t local;      /* entry_local: index of the added local, -1: none */
     uint32_t end;       /* new offset of the end of the original code */
     int injected;
     const smt_table *smt; /* decoded StackMapTable, or NULL */
@@ -114,6 +116,7 @@ static const char *decode(mctx *m)
         if (!valid_target(m, s) || !valid_target(m, h) || t <= s || t > m->len ||
             (t < m->len && m->idx[t] < 0))
             return fail(m, "bad exception table entry");
+        m->in[m->idx[h]].handler = 1;
     }
     return NULL;
 }
@@ -157,6 +160,30 @@ static void call_method_hook(mctx *m, int k)
 {
     push_int(m, m->x->h->class_number);
     push_int(m, m->p->mnum);
+    call_hook(m, k);
+}
+
+/* iload/istore (base opcode op) of the added local. */
+static void local_insn(mctx *m, uint8_t op)
+{
+    wr_t *w = &m->inj;
+    uint32_t v = (uint32_t)m->local;
+    if (v <= 3)
+        wr_u1(w, (op == OP_ILOAD ? OP_ILOAD_0 : OP_ISTORE_0) + v);
+    else if (v <= 255) {
+        wr_u1(w, op);
+        wr_u1(w, v);
+    } else {
+        wr_u1(w, OP_WIDE);
+        wr_u1(w, op);
+        wr_u2(w, v);
+    }
+}
+
+/* With entry_local: `iload local; invokestatic hook`. */
+static void call_local_hook(mctx *m, int k)
+{
+    local_insn(m, OP_ILOAD);
     call_hook(m, k);
 }
 
@@ -325,6 +352,25 @@ static int64_t ctor_body_start(mctx *m, const smt_table *smt)
     return m->in[k + 1].pc;
 }
 
+/* Whether the method calls java/lang/Thread.setCurrentThread: it may return
+ * on another thread than the one it entered on. */
+static int switches_thread(const mctx *m)
+{
+    const cpool *cp = &m->x->cf.cp;
+    for (uint32_t k = 0; k < m->n; k++) {
+        const uint8_t *c = m->code + m->in[k].pc;
+        if (c[0] != OP_INVOKEVIRTUAL && c[0] != OP_INVOKESPECIAL) continue;
+        const cp_ent *nt;
+        const cp_ent *r = invoked(cp, c, &nt);
+        uint16_t n;
+        const uint8_t *owner = r ? cp_class_name(cp, r->a, &n) : NULL;
+        if (nt && owner && n == 16 && !memcmp(owner, "java/lang/Thread", 16) &&
+            cp_utf8_eq(cp, nt->a, "setCurrentThread"))
+            return 1;
+    }
+    return 0;
+}
+
 /* Whether the method invokes anything or allocates by bytecode. */
 static int calls_or_allocates(const mctx *m)
 {
@@ -358,10 +404,12 @@ static void plan(mctx *m, const smt_table *smt)
     int on = m->p->mnum >= 0;
     int leaf = on && h->leaf_name && short_leaf(m);
     int calls_on = on && !leaf && (!h->entry_exit_skip_leaves || calls_or_allocates(m));
+    if (calls_on && h->entry_local && switches_thread(m)) calls_on = 0;
     int exit_on = (calls_on && h->exit_name) || leaf;
     int exit_kind = leaf ? HK_LEAF : HK_EXIT;
     m->catch_from = -1;
-    if (exit_on && h->exit_catch_all) {
+    m->local = calls_on && h->entry_local ? m->max_locals : -1;
+    if (exit_on && h->exit_catch_all && m->local < 0) {
         m->catch_from = m->p->ctor ? ctor_body_start(m, smt) : 0;
         if (m->catch_from < 0) m->x->res->ctor_no_catch_all++;
     }
@@ -369,15 +417,25 @@ static void plan(mctx *m, const smt_table *smt)
         wr_u1(&m->inj, OP_ALOAD_0);
         call_hook(m, HK_OINIT);
     }
-    if (calls_on && h->entry_name) call_method_hook(m, HK_ENTRY);
+    if (m->local >= 0) {
+        push_int(m, m->p->mnum);
+        call_hook(m, HK_ENTRY);
+        local_insn(m, OP_ISTORE);
+    } else if (calls_on && h->entry_name) {
+        call_method_hook(m, HK_ENTRY);
+    }
     m->entry_len = (uint32_t)m->inj.len;
     for (uint32_t k = 0; k < m->n && !m->err; k++) {
         insn_t *i = &m->in[k];
         uint8_t op = m->code[i->pc];
         int site;
         i->pre = (uint32_t)m->inj.len;
-        if (exit_on && (insn_is_return(op) ||
-                        (op == OP_ATHROW && (m->catch_from < 0 || i->pc < m->catch_from))))
+        if (m->local >= 0 && i->handler) call_local_hook(m, HK_RESUME);
+        if (m->local >= 0 && insn_is_return(op))
+            call_local_hook(m, HK_EXIT);
+        else if (m->local < 0 && exit_on &&
+                 (insn_is_return(op) ||
+                  (op == OP_ATHROW && (m->catch_from < 0 || i->pc < m->catch_from))))
             call_method_hook(m, exit_kind);
         else if (on && op == OP_NEW && h->new_obj_name && site_number(m, i, &site)) {
             push_int(m, site);
@@ -601,7 +659,59 @@ static void init_locals(const mctx *m, const cf_member *mem, uint8_t *loc, uint3
     }
 }
 
-static void emit_attrs(mctx *m, const smt_table *smt, int has_smt, wr_t *w)
+/* The implicit initial frame's locals with their types, for full frames:
+ * reference types get Class constants.  Returns how many, or -1. */
+static int32_t init_vtypes(mctx *m, const cf_member *mem, smt_vt *v)
+{
+    cpool *cp = &m->x->cf.cp;
+    uint32_t n = 0;
+    if (!(mem->access & 0x0008))
+        v[n++] =
+            m->p->ctor ? (smt_vt){VT_UNINIT_THIS, 0} : (smt_vt){VT_OBJECT, m->x->cf.this_class};
+    char *d = cp_utf8_dup(cp, mem->desc);
+    if (!d) return -1;
+    for (char *s = d + 1; *s && *s != ')' && n < 256; s++) {
+        char *start = s;
+        while (*s == '[')
+            s++;
+        if (*s == 'L') s = strchr(s, ';');
+        if (!s) break;
+        if (start == s && *s != 'L') {
+            uint8_t tag = *s == 'J'   ? VT_LONG
+                          : *s == 'D' ? VT_DOUBLE
+                          : *s == 'F' ? VT_FLOAT
+                                      : VT_INTEGER;
+            v[n++] = (smt_vt){tag, 0};
+            continue;
+        }
+        char save = s[1];
+        s[1] = 0;
+        /* L...; names the class inside; an array names itself. */
+        int obj = *start == 'L';
+        if (obj) *s = 0;
+        uint32_t c = cp_add_class(cp, obj ? start + 1 : start);
+        if (obj) *s = ';';
+        s[1] = save;
+        if (!c) {
+            free(d);
+            return -1;
+        }
+        v[n++] = (smt_vt){VT_OBJECT, (uint16_t)c};
+    }
+    free(d);
+    return (int32_t)n;
+}
+
+/* StackMapTable with the added local: full frames. */
+static const char *write_local_smt(mctx *m, const cf_member *mem, const smt_table *smt, wr_t *w)
+{
+    smt_vt init[257];
+    int32_t n = init_vtypes(m, mem, init);
+    if (n < 0) return "constant pool overflow";
+    return smt_write_local(smt, m->label, m->opc, m->len, init, (uint32_t)n, (uint32_t)m->local, w);
+}
+
+static void emit_attrs(mctx *m, const cf_member *mem, const smt_table *smt, int has_smt, wr_t *w)
 {
     int add_smt = m->catch_from >= 0 && !has_smt && m->x->cf.major >= 50;
     wr_u2(w, m->nattrs + add_smt);
@@ -622,10 +732,12 @@ static void emit_attrs(mctx *m, const smt_table *smt, int has_smt, wr_t *w)
                  cp_utf8_eq(cp, name, "LocalVariableTypeTable"))
             emit_pc_table(m, d, len, 10, w);
         else if (cp_utf8_eq(cp, name, "StackMapTable")) {
-            const char *e =
-                smt_write(smt, m->label, m->opc, m->len, handler_pc, (uint16_t)m->x->throwable, w);
+            const char *e = m->local >= 0 ? write_local_smt(m, mem, smt, w)
+                                          : smt_write(smt, m->label, m->opc, m->len, handler_pc,
+                                                      (uint16_t)m->x->throwable, w);
             if (e) fail(m, e);
         } else if (cp_utf8_eq(cp, name, "StackMap")) {
+            if (m->local >= 0) fail(m, "CLDC StackMap with an added local");
             const char *e = smap_write(d, len, m->label, m->opc, m->len, w);
             if (e) fail(m, e);
         } else if (cp_utf8_eq(cp, name, "RuntimeVisibleTypeAnnotations") ||
@@ -705,11 +817,15 @@ static const char *finish(mctx *m, cf_member *mem, const smt_table *smt, int has
         if (m->handler_len && stack < 3) stack = 3;
     }
     if (stack > 0xFFFF) return fail(m, "max_stack overflow");
+    if (m->local >= 0 && m->max_locals == 0xFFFF) return fail(m, "max_locals overflow");
     wr_t w;
-    /* Frames promoted to extended forms grow from 1 to 3 bytes at most. */
-    wr_init(&w, (size_t)MAX_CODE * 2 + (size_t)m->attrs_len * 3 + m->nexc * 8u + 256);
+    /* Frames promoted to extended forms grow from 1 to 3 bytes at most; full
+     * frames (an added local) restate every local in at most 3 bytes. */
+    size_t full =
+        m->local >= 0 && smt ? (size_t)smt->n * (3u * ((size_t)m->max_locals + 1) + 8) : 0;
+    wr_init(&w, (size_t)MAX_CODE * 2 + (size_t)m->attrs_len * 3 + m->nexc * 8u + 256 + full);
     wr_u2(&w, stack);
-    wr_u2(&w, m->max_locals);
+    wr_u2(&w, m->max_locals + (m->local >= 0));
     wr_u4(&w, m->end + m->handler_len);
     emit_code(m, &w);
     wr_u2(&w, m->nexc + (m->catch_from >= 0));
@@ -726,7 +842,7 @@ static const char *finish(mctx *m, cf_member *mem, const smt_table *smt, int has
         wr_u2(&w, m->end);
         wr_u2(&w, 0);
     }
-    emit_attrs(m, smt, has_smt, &w);
+    emit_attrs(m, mem, smt, has_smt, &w);
     if (w.err) fail(m, "Code attribute too large");
     if (m->err || w.len > 0xFFFFFFFFu) {
         wr_free(&w);

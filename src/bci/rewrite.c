@@ -9,13 +9,13 @@
 uint32_t rw_hook_ref(rw_ctx *x, int k)
 {
     const struct bci_hooks *h = x->h;
-    const char *name[HK_COUNT] = {h->entry_name,   h->exit_name,      h->leaf_name,
-                                  h->new_obj_name, h->new_array_name, h->object_init_name,
-                                  h->invoke_name};
-    const char *desc[HK_COUNT] = {h->entry_desc,   h->exit_desc,      h->leaf_desc,
-                                  h->new_obj_desc, h->new_array_desc, h->object_init_desc,
-                                  h->invoke_desc};
-    const char *owner = k <= HK_LEAF ? h->method_class : h->alloc_class;
+    const char *name[HK_COUNT] = {h->entry_name,       h->exit_name,    h->leaf_name,
+                                  h->resume_name,      h->new_obj_name, h->new_array_name,
+                                  h->object_init_name, h->invoke_name};
+    const char *desc[HK_COUNT] = {h->entry_desc,       h->exit_desc,    h->leaf_desc,
+                                  h->resume_desc,      h->new_obj_desc, h->new_array_desc,
+                                  h->object_init_desc, h->invoke_desc};
+    const char *owner = k <= HK_RESUME ? h->method_class : h->alloc_class;
     if (!x->mref[k])
         x->mref[k] =
             cp_add_methodref(&x->cf.cp, owner ? owner : h->tracker_class, name[k], desc[k]);
@@ -31,17 +31,22 @@ static int skip(struct bci_result *res, const char *why, const char *detail)
 
 static const char *check_hooks(const struct bci_hooks *h)
 {
-    const char *pairs[][2] = {
-        {h->entry_name, h->entry_desc},         {h->exit_name, h->exit_desc},
-        {h->leaf_name, h->leaf_desc},           {h->new_obj_name, h->new_obj_desc},
-        {h->new_array_name, h->new_array_desc}, {h->object_init_name, h->object_init_desc},
-        {h->invoke_name, h->invoke_desc}};
+    const char *pairs[][2] = {{h->entry_name, h->entry_desc},
+                              {h->exit_name, h->exit_desc},
+                              {h->leaf_name, h->leaf_desc},
+                              {h->resume_name, h->resume_desc},
+                              {h->new_obj_name, h->new_obj_desc},
+                              {h->new_array_name, h->new_array_desc},
+                              {h->object_init_name, h->object_init_desc},
+                              {h->invoke_name, h->invoke_desc}};
     int any = 0;
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
         if (pairs[i][0] && !pairs[i][1]) return "hook without descriptor";
         any |= pairs[i][0] != NULL;
     }
     if (any && !h->tracker_class) return "no tracker class";
+    if (h->entry_local && (!h->entry_name || !h->exit_name || !h->resume_name))
+        return "entry_local without entry, exit and resume";
     return any ? NULL : "no hooks enabled";
 }
 
@@ -91,13 +96,13 @@ static int is_named(const uint8_t *name, uint16_t n, const char *cls)
     return name && cls && strlen(cls) == n && !memcmp(name, cls, n);
 }
 
-/* Appends the hooks' field to the class; 1 if added, -1 on failure. */
-static int add_field(classfile *cf, const struct bci_hooks *h)
+/* Appends field f to the class; 1 if added, -1 on failure. */
+static int add_field(classfile *cf, const struct bci_field *fd)
 {
     for (uint16_t i = 0; i < cf->nfields; i++)
-        if (cp_utf8_eq(&cf->cp, cf->fields[i].name, h->field_name)) return 0;
+        if (cp_utf8_eq(&cf->cp, cf->fields[i].name, fd->name)) return 0;
     if (cf->nfields == 0xffff) return -1;
-    uint32_t name = cp_add_utf8(&cf->cp, h->field_name), desc = cp_add_utf8(&cf->cp, h->field_desc);
+    uint32_t name = cp_add_utf8(&cf->cp, fd->name), desc = cp_add_utf8(&cf->cp, fd->desc);
     cf_member *f = realloc(cf->fields, sizeof *f * ((size_t)cf->nfields + 1));
     if (!name || !desc || !f) return -1;
     cf->fields = f;
@@ -127,10 +132,12 @@ static int run(const uint8_t *cls, size_t len, const struct bci_hooks *h, int fo
     char where[128] = "";
     err = rewrite_methods(&x, where, sizeof where);
     int changed = 0;
-    if (!err && !force && h->field_name && h->field_desc && is_named(name, n, h->field_class)) {
-        int added = add_field(&x.cf, h);
-        if (added < 0) err = "cannot add the field";
-        changed = added > 0;
+    if (!err && !force && h->fields && is_named(name, n, h->field_class)) {
+        for (const struct bci_field *f = h->fields; f->name && !err; f++) {
+            int added = f->desc ? add_field(&x.cf, f) : -1;
+            if (added < 0) err = "cannot add a field";
+            changed |= added > 0;
+        }
     }
     for (uint16_t i = 0; i < x.cf.nmethods; i++)
         changed |= x.cf.methods[i].new_code != NULL;

@@ -201,3 +201,91 @@ const char *smap_write(const uint8_t *data, uint32_t len, const int32_t *label, 
     }
     return r.err || r.pos != len ? "malformed StackMap" : NULL;
 }
+
+/* Reads k types into l (capacity cap); 0 if malformed or full. */
+static int read_full(rd_t *r, uint32_t k, smt_vt *l, uint32_t *n, uint32_t cap)
+{
+    for (uint32_t i = 0; i < k; i++) {
+        uint32_t tag = rd_u1(r);
+        if (tag > VT_UNINIT || *n >= cap) return 0;
+        l[*n].tag = (uint8_t)tag;
+        l[*n].data = tag >= VT_OBJECT ? (uint16_t)rd_u2(r) : 0;
+        (*n)++;
+    }
+    return !r->err;
+}
+
+static int write_full(wr_t *w, const smt_vt *v, uint32_t k, const int32_t *insn, uint32_t code_len)
+{
+    for (uint32_t i = 0; i < k; i++) {
+        wr_u1(w, v[i].tag);
+        if (v[i].tag == VT_OBJECT)
+            wr_u2(w, v[i].data);
+        else if (v[i].tag == VT_UNINIT) {
+            if (v[i].data >= code_len || insn[v[i].data] < 0) return 0;
+            wr_u2(w, (uint32_t)insn[v[i].data]);
+        }
+    }
+    return 1;
+}
+
+const char *smt_write_local(const smt_table *t, const int32_t *label, const int32_t *insn,
+                            uint32_t code_len, const smt_vt *init, uint32_t n_init, uint32_t slot,
+                            wr_t *w)
+{
+    /* Locals are at most `slot` wide; a frame's stack items take a byte of
+     * its body each. */
+    uint32_t cap = 1;
+    for (uint32_t i = 0; i < t->n; i++)
+        if (t->f[i].body_len >= cap) cap = t->f[i].body_len + 1;
+    smt_vt *loc = malloc(((size_t)slot + 1) * sizeof *loc), *stk = malloc(cap * sizeof *stk);
+    const char *err = loc && stk ? NULL : "out of memory";
+    uint32_t nloc = 0;
+    for (uint32_t i = 0; !err && i < n_init; i++) {
+        if (nloc >= slot)
+            err = "initial frame wider than max_locals";
+        else
+            loc[nloc++] = init[i];
+    }
+    wr_u2(w, t->n);
+    int64_t prev = -1;
+    for (uint32_t i = 0; !err && i < t->n; i++) {
+        const smt_frame *f = &t->f[i];
+        uint32_t type = f->type, nstk = 0;
+        rd_t r;
+        rd_init(&r, f->body, f->body_len);
+        int ok = 1;
+        if ((type >= 64 && type <= 127) || type == 247)
+            ok = read_full(&r, 1, stk, &nstk, cap);
+        else if (type >= 248 && type <= 250) {
+            ok = nloc >= 251 - type;
+            if (ok) nloc -= 251 - type;
+        } else if (type >= 252 && type <= 254)
+            ok = read_full(&r, type - 251, loc, &nloc, slot);
+        else if (type == 255) {
+            nloc = 0;
+            ok = read_full(&r, rd_u2(&r), loc, &nloc, slot);
+            ok = ok && read_full(&r, rd_u2(&r), stk, &nstk, cap);
+        }
+        uint32_t width = 0;
+        for (uint32_t k = 0; k < nloc; k++)
+            width += loc[k].tag == VT_LONG || loc[k].tag == VT_DOUBLE ? 2 : 1;
+        if (!ok || width > slot || label[f->offset] < 0) {
+            err = "malformed StackMapTable frame";
+            break;
+        }
+        wr_u1(w, 255);
+        wr_u2(w, (uint32_t)(label[f->offset] - prev - 1));
+        prev = label[f->offset];
+        wr_u2(w, nloc + (slot - width) + 1);
+        if (!write_full(w, loc, nloc, insn, code_len)) err = "bad Uninitialized offset";
+        for (uint32_t k = width; k < slot; k++)
+            wr_u1(w, VT_TOP);
+        wr_u1(w, VT_INTEGER);
+        wr_u2(w, nstk);
+        if (!write_full(w, stk, nstk, insn, code_len)) err = "bad Uninitialized offset";
+    }
+    free(loc);
+    free(stk);
+    return err ? err : w->err ? "output too large" : NULL;
+}

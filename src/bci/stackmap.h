@@ -5,7 +5,22 @@
 
 #include "buf.h"
 
-enum { VT_UNINIT_THIS = 6, VT_OBJECT = 7, VT_UNINIT = 8 };
+enum {
+    VT_TOP = 0,
+    VT_INTEGER = 1,
+    VT_FLOAT = 2,
+    VT_DOUBLE = 3,
+    VT_LONG = 4,
+    VT_UNINIT_THIS = 6,
+    VT_OBJECT = 7,
+    VT_UNINIT = 8
+};
+
+/* A verification type: tag, and its cpool index or Uninitialized offset. */
+typedef struct {
+    uint8_t tag;
+    uint16_t data;
+} smt_vt;
 
 typedef struct {
     uint32_t offset;     /* bytecode offset in the original code */
@@ -34,6 +49,14 @@ void smt_free(smt_table *t);
  * stack [Object(throwable_cp)].  NULL on success. */
 const char *smt_write(const smt_table *t, const int32_t *label, const int32_t *insn,
                       uint32_t code_len, uint32_t handler_pc, uint16_t throwable_cp, wr_t *w);
+
+/* As smt_write without a catch-all, every frame written as a full frame
+ * whose locals end with an Integer at slot `slot` (Top-padded before it),
+ * for a local the rewriter added.  init/n_init: the implicit initial frame's
+ * locals.  NULL on success. */
+const char *smt_write_local(const smt_table *t, const int32_t *label, const int32_t *insn,
+                            uint32_t code_len, const smt_vt *init, uint32_t n_init, uint32_t slot,
+                            wr_t *w);
 
 /* Relocates a CLDC-style StackMap attribute body (u2 count, then full frames
  * with absolute u2 offsets), as found in some pre-Java 6 class files. */

@@ -2,7 +2,8 @@
  * phase on) with all bci hooks calling hprofbci/Tracker, which the test
  * patches into java.base.  At VM init java.base is made to export the
  * tracker package to every module.  Options: "nocatch" turns the catch-all
- * exit handler off; "quiet" omits per-class skip reasons.  At VM death it
+ * exit handler off; "local" uses the entry_local hooks instead; "quiet"
+ * omits per-class skip reasons.  At VM death it
  * prints how many classes were rewritten and why others were not. */
 #include "bci.h"
 #include "tracker_hooks.h"
@@ -14,7 +15,7 @@
 #include <string.h>
 
 static atomic_int seen, rewritten, unchanged, failed, class_counter;
-static int catch_all = 1, quiet;
+static int catch_all = 1, local, quiet;
 
 static void JNICALL on_load_hook(jvmtiEnv *jvmti, JNIEnv *jni, jclass redefined, jobject loader,
                                  const char *name, jobject pd, jint len, const unsigned char *data,
@@ -28,6 +29,15 @@ static void JNICALL on_load_hook(jvmtiEnv *jvmti, JNIEnv *jni, jclass redefined,
     struct tracker_numbers nums = {.cls = atomic_fetch_add(&class_counter, 1)};
     struct bci_hooks h = tracker_hooks(&nums);
     h.exit_catch_all = catch_all;
+    if (local) {
+        h.entry_local = 1;
+        h.entry_name = "enterLocal";
+        h.entry_desc = "(I)I";
+        h.exit_name = "exitLocal";
+        h.exit_desc = "(I)V";
+        h.resume_name = "resumeLocal";
+        h.resume_desc = "(I)V";
+    }
     h.class_number = tracker_spread(nums.cls);
     struct bci_result r;
     if (!bci_rewrite(data, (size_t)len, &h, &r)) {
@@ -80,6 +90,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
     if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_11) != JNI_OK) return JNI_ERR;
     if (options && strstr(options, "nocatch")) catch_all = 0;
     if (options && strstr(options, "quiet")) quiet = 1;
+    if (options && strstr(options, "local")) local = 1;
     jvmtiCapabilities caps = {0};
     caps.can_generate_all_class_hook_events = 1;
     caps.can_generate_early_class_hook_events = 1;

@@ -385,23 +385,26 @@ static void test_add_field(void **state)
     size_t len;
     uint8_t *cls = one_method(52, &m, &len);
     struct bci_hooks h = all_hooks;
+    const struct bci_field fields[] = {
+        {"slot", "Ljava/lang/Object;"}, {"depth", "I"}, {NULL, NULL}};
     h.field_class = "C";
-    h.field_name = "slot";
-    h.field_desc = "Ljava/lang/Object;";
+    h.fields = fields;
     struct bci_result r;
     assert_int_equal(rewrite(cls, len, &h, &r), 1);
     classfile cf;
     assert_null(cf_parse(&cf, r.data, r.len));
-    assert_int_equal(cf.nfields, 1);
+    assert_int_equal(cf.nfields, 2);
     assert_int_equal(cf.fields[0].access, 0x1080);
     assert_true(cp_utf8_eq(&cf.cp, cf.fields[0].name, "slot"));
     assert_true(cp_utf8_eq(&cf.cp, cf.fields[0].desc, "Ljava/lang/Object;"));
+    assert_true(cp_utf8_eq(&cf.cp, cf.fields[1].name, "depth"));
+    assert_true(cp_utf8_eq(&cf.cp, cf.fields[1].desc, "I"));
     cf_free(&cf);
     /* Once there, not added again; another class gets none. */
     struct bci_result again;
     assert_int_equal(rewrite(r.data, r.len, &h, &again), 1);
     assert_null(cf_parse(&cf, again.data, again.len));
-    assert_int_equal(cf.nfields, 1);
+    assert_int_equal(cf.nfields, 2);
     cf_free(&cf);
     bci_free(&again);
     h.field_class = "D";

@@ -279,6 +279,13 @@ def make_case(env):
                 self.assertEqual(r["frames"], [self.at("deep", "aftercatch"),
                                                self.caller("main", None)])
                 self.assertEqual(r["alloc_objs"], n)
+                at = self.at("recCatch", "reccatch")
+                rc, tail = self.caller("recCatch", None), [self.caller("deep", None),
+                                                           self.caller("main", None)]
+                for callers in ([rc, rc], [rc], []):
+                    r = self.one_row(t, ITEM, [at] + callers + tail)
+                    self.assertEqual(r["frames"], [at] + callers + tail)
+                    self.assertEqual(r["alloc_objs"], n)
 
         def test_same_counts_as_jvmti_route(self):
             # Per (class, top frame) in application code, the rewritten

@@ -232,6 +232,7 @@ bool hp_instr_add(struct hp_setup *s, const struct hp_instr_client *c)
     if (!claim(&h->entry_name, &h->entry_desc, c->entry_name, c->entry_desc) ||
         !claim(&h->exit_name, &h->exit_desc, c->exit_name, c->exit_desc) ||
         !claim(&h->leaf_name, &h->leaf_desc, c->leaf_name, c->leaf_desc) ||
+        !claim(&h->resume_name, &h->resume_desc, c->resume_name, c->resume_desc) ||
         !claim(&h->new_obj_name, &h->new_obj_desc, c->new_obj_name, c->new_obj_desc) ||
         !claim(&h->new_array_name, &h->new_array_desc, c->new_array_name, c->new_array_desc) ||
         !claim(&h->object_init_name, &h->object_init_desc, c->object_init_name,
@@ -246,12 +247,12 @@ bool hp_instr_add(struct hp_setup *s, const struct hp_instr_client *c)
             return false;
         }
         h->field_class = c->field_class;
-        h->field_name = c->field_name;
-        h->field_desc = c->field_desc;
+        h->fields = c->fields;
     }
     if (c->entry_name || c->exit_name) {
         h->method_class = c->class_name;
         h->entry_exit_skip_leaves = c->entry_exit_skip_leaves;
+        h->entry_local = c->entry_local;
     }
     if (c->new_obj_name || c->new_array_name || c->object_init_name || c->invoke_name)
         h->alloc_class = c->class_name;

@@ -34,9 +34,12 @@
 /* What a mode asks for. Method names are HprofTracker methods; NULL names
  * leave a kind out. */
 struct hp_instr_client {
-    const char *entry_name, *entry_desc; /* (II)V: cnum, mnum */
-    const char *exit_name, *exit_desc;   /* (II)V, also on exceptional exits */
-    const char *leaf_name, *leaf_desc;   /* (II)V: short leaves' one call (bci.h) */
+    const char *entry_name, *entry_desc; /* (II)V: cnum, mnum; (I)I with entry_local */
+    const char *exit_name, *exit_desc;   /* (II)V, also on exceptional exits; (I)V */
+    /* Entry's result kept in a local for exit and resume (bci entry_local). */
+    bool entry_local;
+    const char *resume_name, *resume_desc; /* (I)V at exception handlers */
+    const char *leaf_name, *leaf_desc;     /* (II)V: short leaves' one call (bci.h) */
     const char *new_obj_name, *new_obj_desc;
     const char *new_array_name, *new_array_desc;
     const char *object_init_name, *object_init_desc;
@@ -51,8 +54,9 @@ struct hp_instr_client {
     const char *class_name;
     const unsigned char *class_bytes;
     size_t class_len;
-    /* A field appended to one class (bci field_class), NULL: none. */
-    const char *field_class, *field_name, *field_desc;
+    /* Fields appended to one class (bci field_class), NULL: none. */
+    const char *field_class;
+    const struct bci_field *fields;
     /* Entry/exit only in methods that invoke or allocate (bci
      * entry_exit_skip_leaves): enough for a shadow stack of callers. */
     bool entry_exit_skip_leaves;

@@ -39,7 +39,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
         if (r.len != len || memcmp(r.data, data, len) != 0) abort();
         bci_free(&r);
     }
-    for (int variant = 0; variant < 2; variant++) {
+    /* 0: plain exits, 1: catch-all, 2: entry_local (full frames). */
+    for (int variant = 0; variant < 3; variant++) {
         int counter = 0;
         struct bci_hooks h = {
             .tracker_class = "hprof/Tracker",
@@ -47,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
             .entry_desc = "(II)V",
             .exit_name = "exit",
             .exit_desc = "(II)V",
-            .exit_catch_all = variant,
+            .exit_catch_all = variant == 1,
             .new_obj_name = "onNew",
             .new_obj_desc = "(I)V",
             .new_array_name = "onArray",
@@ -59,6 +60,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
             .site_number = variant ? site : NULL,
             .ctx = &counter,
         };
+        if (variant == 2) {
+            h.entry_local = 1;
+            h.entry_desc = "(I)I";
+            h.exit_desc = "(I)V";
+            h.resume_name = "resume";
+            h.resume_desc = "(I)V";
+        }
         if (bci_rewrite(data, len, &h, &r)) {
             if (well_formed) check_output(&r);
             bci_free(&r);

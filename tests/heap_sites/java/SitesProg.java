@@ -152,6 +152,18 @@ public class SitesProg {
         thrower(d - 1);
     }
 
+    // Each level catches what its deeper self threw, allocates, and throws
+    // it on, but the outermost: the catching frame is the top again.
+    static void recCatch(int d) {
+        if (d == 0) throw new IllegalStateException();
+        try {
+            recCatch(d - 1);
+        } catch (IllegalStateException e) {
+            sink = new Item(d); // SITE reccatch
+            if (d < 3) throw e;
+        }
+    }
+
     // Traces deeper than the allocating method: recursion, and an
     // allocation right after an exception unwound several frames.
     static void deep(int n) {
@@ -162,6 +174,7 @@ public class SitesProg {
             } catch (IllegalStateException e) {
                 sink = new Item(i); // SITE aftercatch
             }
+            recCatch(3);
         }
     }
 

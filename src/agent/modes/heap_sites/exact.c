@@ -24,7 +24,7 @@
 
 static atomic_bool recording, key_lost;
 static jclass tracker;
-static jmethodID m_retire, m_states;
+static jmethodID m_retire, m_states, m_give_stack;
 static jfieldID f_thread, f_n, f_keys, f_cnt, f_bytes, f_kid, f_last;
 /* Natives that post VMObjectAlloc when not compiled, and whose hooked call
  * sites count the result instead. */
@@ -271,6 +271,10 @@ static void JNICALL on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thr
 
 /* ---- set up ---- */
 
+/* Per thread: the tracker state, the shadow stack and its height. */
+static const struct bci_field thread_fields[] = {
+    {"hprofSites", "Ljava/lang/HprofSites;"}, {"hprofStk", "[I"}, {"hprofSp", "I"}, {NULL, NULL}};
+
 bool hp_sites_exact_on_load(struct hp_setup *s)
 {
     if (!s->potential.can_generate_vm_object_alloc_events || !s->potential.can_tag_objects ||
@@ -296,19 +300,21 @@ bool hp_sites_exact_on_load(struct hp_setup *s)
         .invoke_desc = "(Ljava/lang/Object;I)V",
         .site_number = hp_bsite_number,
         .invoke_number = hp_bsite_invoke,
-        /* Each thread's tracker state, so that finding it is one load. */
+        /* Each thread's tracker state and shadow stack, one load away. */
         .field_class = "java/lang/Thread",
-        .field_name = "hprofSites",
-        .field_desc = "Ljava/lang/HprofSites;",
+        .fields = thread_fields,
         .class_name = HP_SITES_CLASS,
         .class_bytes = hp_sites_class,
         .class_len = hp_sites_class_len,
     };
     if (hp.opt.depth > 1) {
         c.entry_name = "enter";
-        c.entry_desc = "(II)V";
+        c.entry_desc = "(I)I";
         c.exit_name = "exit";
-        c.exit_desc = "(II)V";
+        c.exit_desc = "(I)V";
+        c.resume_name = "resume";
+        c.resume_desc = "(I)V";
+        c.entry_local = true;
         c.entry_exit_skip_leaves = true;
     }
     return hp_instr_add(s, &c);
@@ -413,6 +419,31 @@ static jint JNICALL tag_existing(jlong class_tag, jlong size, jlong *tag_ptr, ji
     return 0;
 }
 
+static void give_stack(JNIEnv *jni, jthread thread)
+{
+    (*jni)->CallStaticVoidMethod(jni, tracker, m_give_stack, thread);
+    if ((*jni)->ExceptionCheck(jni)) (*jni)->ExceptionClear(jni);
+}
+
+/* Shadow stacks for the threads running at VM init; later ones get theirs
+ * at ThreadStart (hp_sites_exact_thread_start). */
+static void give_stacks(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+    jint n = 0;
+    jthread *threads = NULL;
+    if (!hp_jvmti_ok(jvmti, (*jvmti)->GetAllThreads(jvmti, &n, &threads), "GetAllThreads")) return;
+    for (jint i = 0; i < n; i++) {
+        give_stack(jni, threads[i]);
+        (*jni)->DeleteLocalRef(jni, threads[i]);
+    }
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)threads);
+}
+
+void hp_sites_exact_thread_start(JNIEnv *jni, jthread thread, const struct hp_thread *t)
+{
+    if (tracker != NULL && !t->agent) give_stack(jni, thread);
+}
+
 void hp_sites_exact_vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
 {
     tracker = hp_instr_class(HP_SITES_CLASS);
@@ -423,6 +454,9 @@ void hp_sites_exact_vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
     m_states = tracker
                    ? (*jni)->GetStaticMethodID(jni, tracker, "states", "()[Ljava/lang/HprofSites;")
                    : NULL;
+    m_give_stack =
+        tracker ? (*jni)->GetStaticMethodID(jni, tracker, "giveStack", "(Ljava/lang/Thread;)V")
+                : NULL;
     if (tracker) {
         f_thread = (*jni)->GetFieldID(jni, tracker, "thread", "Ljava/lang/Thread;");
         f_n = (*jni)->GetFieldID(jni, tracker, "n", "I");
@@ -432,8 +466,8 @@ void hp_sites_exact_vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
         f_kid = (*jni)->GetFieldID(jni, tracker, "kid", "[I");
         f_last = (*jni)->GetFieldID(jni, tracker, "last", "Ljava/lang/Object;");
     }
-    if ((*jni)->ExceptionCheck(jni) || !engage || !m_retire || !m_states || !f_thread || !f_n ||
-        !f_keys || !f_cnt || !f_bytes || !f_kid || !f_last) {
+    if ((*jni)->ExceptionCheck(jni) || !engage || !m_retire || !m_states || !m_give_stack ||
+        !f_thread || !f_n || !f_keys || !f_cnt || !f_bytes || !f_kid || !f_last) {
         (*jni)->ExceptionClear(jni);
         tracker = NULL;
         hp_error("heap=sites: the tracker class is not usable; no SITES data");
@@ -462,6 +496,7 @@ void hp_sites_exact_vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
         hp_error("heap=sites: the tracker class could not start; no SITES data");
         return;
     }
+    give_stacks(jvmti, jni);
     atomic_store(&recording, true);
     hp_jvmti_ok(
         jvmti,

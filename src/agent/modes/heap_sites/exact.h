@@ -19,6 +19,8 @@
 bool hp_sites_exact_selected(void);
 bool hp_sites_exact_on_load(struct hp_setup *s);
 void hp_sites_exact_vm_init(jvmtiEnv *jvmti, JNIEnv *jni);
+/* On a starting thread, before its first Java frame: its shadow stack. */
+void hp_sites_exact_thread_start(JNIEnv *jni, jthread thread, const struct hp_thread *t);
 void hp_sites_exact_thread_end(jvmtiEnv *jvmti, JNIEnv *jni, struct hp_thread *t);
 /* Brings the heap=sites site counters up to date and counts the live
  * objects per site (after a forced collection). */

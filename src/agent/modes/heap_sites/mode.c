@@ -125,6 +125,13 @@ static void request(jvmtiEnv *jvmti, JNIEnv *jni, const struct hp_request *r)
     }
 }
 
+static void thread_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, struct hp_thread *t,
+                         bool current)
+{
+    (void)jvmti, (void)current;
+    if (exact) hp_sites_exact_thread_start(jni, thread, t);
+}
+
 static void thread_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, struct hp_thread *t)
 {
     (void)thread;
@@ -150,6 +157,7 @@ const struct hp_mode hp_mode_heap_sites = {
     .dump_message = " allocation sites ...",
     .on_load = on_load,
     .vm_init = vm_init,
+    .thread_start = thread_start,
     .thread_end = thread_end,
     .dump = dump,
     .vm_death = vm_death,

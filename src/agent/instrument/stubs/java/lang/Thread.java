@@ -1,6 +1,6 @@
 /*
  * Compile-time stand-in for java.lang.Thread, seen only by javac when it
- * compiles HprofSites: it declares the field the rewriter appends to the real
+ * compiles HprofSites: it declares the fields the rewriter appends to the real
  * Thread (exact.c: field_class), so that HprofSites reads it with a plain
  * getfield, which the JIT compiles to one load. Never embedded or loaded.
  */
@@ -8,6 +8,8 @@ package java.lang;
 
 public class Thread implements Runnable {
     HprofSites hprofSites;
+    int[] hprofStk;
+    int hprofSp;
 
     public static native Thread currentThread();
 
