@@ -21,9 +21,9 @@
  *               exit(int) before every return and to resume(int) at the
  *               start of every exception handler; no catch-all, athrow not
  *               hooked.  Every StackMapTable frame becomes a full frame
- *               that also declares the local.  Methods that call
- *               java/lang/Thread.setCurrentThread (virtual-thread mounting:
- *               they return on another thread than they entered) get none.
+ *               that also declares the local.  Methods that switch the
+ *               current thread (calls of Thread.setCurrentThread or
+ *               VirtualThread.switchTo{Carrier,Virtual}Thread) get none.
  *   new_obj     before `new`:                    new_obj(int site)
  *   new_array   after newarray/anewarray/multianewarray:
  *                                                new_array(Object arr, int site)
@@ -102,10 +102,10 @@ struct bci_hooks {
      * either. */
     const char *method_class, *alloc_class;
 
-    /* When the class rewritten is field_class (internal name): private
-     * transient synthetic fields (name, descriptor) are appended (each unless
-     * one of that name exists), for the tracker to reach; the list ends
-     * with a NULL name. */
+    /* When the class rewritten is field_class (internal name): package-
+     * private transient synthetic fields (name, descriptor) are appended
+     * (each unless one of that name exists), for the tracker to reach; the
+     * list ends with a NULL name. */
     const char *field_class;
     const struct bci_field *fields;
 

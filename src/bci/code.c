@@ -352,21 +352,27 @@ static int64_t ctor_body_start(mctx *m, const smt_table *smt)
     return m->in[k + 1].pc;
 }
 
-/* Whether the method calls java/lang/Thread.setCurrentThread: it may return
- * on another thread than the one it entered on. */
+/* Whether the method switches Thread.currentThread(): it calls
+ * java/lang/Thread.setCurrentThread, or VirtualThread's switchToCarrierThread
+ * or switchToVirtualThread (virtual-thread mounting). Hooks there would
+ * read a height on one thread and write it on another. */
 static int switches_thread(const mctx *m)
 {
+    static const char *const calls[][2] = {{"java/lang/Thread", "setCurrentThread"},
+                                           {"java/lang/VirtualThread", "switchToCarrierThread"},
+                                           {"java/lang/VirtualThread", "switchToVirtualThread"}};
     const cpool *cp = &m->x->cf.cp;
     for (uint32_t k = 0; k < m->n; k++) {
         const uint8_t *c = m->code + m->in[k].pc;
-        if (c[0] != OP_INVOKEVIRTUAL && c[0] != OP_INVOKESPECIAL) continue;
+        if (c[0] < OP_INVOKEVIRTUAL || c[0] > OP_INVOKESTATIC) continue;
         const cp_ent *nt;
         const cp_ent *r = invoked(cp, c, &nt);
         uint16_t n;
         const uint8_t *owner = r ? cp_class_name(cp, r->a, &n) : NULL;
-        if (nt && owner && n == 16 && !memcmp(owner, "java/lang/Thread", 16) &&
-            cp_utf8_eq(cp, nt->a, "setCurrentThread"))
-            return 1;
+        for (size_t i = 0; nt && owner && i < sizeof calls / sizeof calls[0]; i++)
+            if (strlen(calls[i][0]) == n && !memcmp(owner, calls[i][0], n) &&
+                cp_utf8_eq(cp, nt->a, calls[i][1]))
+                return 1;
     }
     return 0;
 }
@@ -669,37 +675,44 @@ static int32_t init_vtypes(mctx *m, const cf_member *mem, smt_vt *v)
         v[n++] =
             m->p->ctor ? (smt_vt){VT_UNINIT_THIS, 0} : (smt_vt){VT_OBJECT, m->x->cf.this_class};
     char *d = cp_utf8_dup(cp, mem->desc);
-    if (!d) return -1;
-    for (char *s = d + 1; *s && *s != ')' && n < 256; s++) {
+    if (!d || d[0] != '(') {
+        free(d);
+        return -1;
+    }
+    int32_t ret = -1;
+    for (char *s = d + 1;; s++) {
+        if (*s == ')') {
+            ret = (int32_t)n;
+            break;
+        }
         char *start = s;
         while (*s == '[')
             s++;
         if (*s == 'L') s = strchr(s, ';');
-        if (!s) break;
-        if (start == s && *s != 'L') {
-            uint8_t tag = *s == 'J'   ? VT_LONG
-                          : *s == 'D' ? VT_DOUBLE
-                          : *s == 'F' ? VT_FLOAT
-                                      : VT_INTEGER;
-            v[n++] = (smt_vt){tag, 0};
+        if (!s || !*s || n >= 256) break;
+        if (start == s) { /* a primitive */
+            if (!strchr("BCSZIFJD", *s)) break;
+            v[n++] = (smt_vt){*s == 'J'   ? VT_LONG
+                              : *s == 'D' ? VT_DOUBLE
+                              : *s == 'F' ? VT_FLOAT
+                                          : VT_INTEGER,
+                              0};
             continue;
         }
-        char save = s[1];
-        s[1] = 0;
+        if (*s != ';' && !strchr("BCSZIFJD", *s)) break;
         /* L...; names the class inside; an array names itself. */
         int obj = *start == 'L';
+        char save = s[1];
+        s[1] = 0;
         if (obj) *s = 0;
         uint32_t c = cp_add_class(cp, obj ? start + 1 : start);
         if (obj) *s = ';';
         s[1] = save;
-        if (!c) {
-            free(d);
-            return -1;
-        }
+        if (!c) break;
         v[n++] = (smt_vt){VT_OBJECT, (uint16_t)c};
     }
     free(d);
-    return (int32_t)n;
+    return ret;
 }
 
 /* StackMapTable with the added local: full frames. */
@@ -707,7 +720,7 @@ static const char *write_local_smt(mctx *m, const cf_member *mem, const smt_tabl
 {
     smt_vt init[257];
     int32_t n = init_vtypes(m, mem, init);
-    if (n < 0) return "constant pool overflow";
+    if (n < 0) return "bad method descriptor or constant pool overflow";
     return smt_write_local(smt, m->label, m->opc, m->len, init, (uint32_t)n, (uint32_t)m->local, w);
 }
 

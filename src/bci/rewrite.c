@@ -102,10 +102,11 @@ static int add_field(classfile *cf, const struct bci_field *fd)
     for (uint16_t i = 0; i < cf->nfields; i++)
         if (cp_utf8_eq(&cf->cp, cf->fields[i].name, fd->name)) return 0;
     if (cf->nfields == 0xffff) return -1;
-    uint32_t name = cp_add_utf8(&cf->cp, fd->name), desc = cp_add_utf8(&cf->cp, fd->desc);
     cf_member *f = realloc(cf->fields, sizeof *f * ((size_t)cf->nfields + 1));
-    if (!name || !desc || !f) return -1;
+    if (!f) return -1;
     cf->fields = f;
+    uint32_t name = cp_add_utf8(&cf->cp, fd->name), desc = cp_add_utf8(&cf->cp, fd->desc);
+    if (!name || !desc) return -1;
     f[cf->nfields++] =
         (cf_member){.access = 0x1080, .name = (uint16_t)name, .desc = (uint16_t)desc};
     return 1;
@@ -142,9 +143,13 @@ static int run(const uint8_t *cls, size_t len, const struct bci_hooks *h, int fo
     for (uint16_t i = 0; i < x.cf.nmethods; i++)
         changed |= x.cf.methods[i].new_code != NULL;
     if (!err && !changed && !force) err = "nothing to inject";
+    /* New Code attributes replace old ones; the pool grows by a few
+     * entries per method. */
+    size_t limit = len + (size_t)x.cf.nmethods * 1024u + 65536u;
+    for (uint16_t i = 0; i < x.cf.nmethods; i++)
+        limit += x.cf.methods[i].new_code_len;
     wr_t w;
-    /* Code grows at most to 64 KiB per method; the pool by a few entries. */
-    wr_init(&w, len + (size_t)x.cf.nmethods * 300000u + 65536u);
+    wr_init(&w, limit);
     if (!err) {
         cf_write(&x.cf, &w);
         if (w.err) err = "output too large";

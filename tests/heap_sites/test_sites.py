@@ -319,6 +319,20 @@ def make_case(env):
             self.assertEqual((r["alloc_objs"], r["alloc_bytes"]), (threads * n, threads * n * ITEM_SIZE))
             self.assertIsNone(r["thread"])
 
+        def test_virtual_threads(self):
+            # A virtual thread makes its shadow stack at its first enter:
+            # every frame of its task is there, counts add up.
+            if env.java_version() < 21:
+                self.skipTest("no virtual threads before JDK 21")
+            threads, n = 50, 2000
+            _, t = self.run_prog("vthreads", ",cutoff=0", "vthreads", n, threads)
+            r = self.one_row(t, ITEM, [self.at("allocate", "basic")])
+            self.assertEqual(r["frames"][:3], [self.at("allocate", "basic"),
+                                               self.caller("vmid", None),
+                                               self.caller("vtask", None)])
+            self.assertTrue(r["frames"][3][1].startswith("lambda$vthreads$"), r["frames"])
+            self.assertEqual((r["alloc_objs"], r["alloc_bytes"]), (threads * n, threads * n * ITEM_SIZE))
+
         def test_thread_y(self):
             threads, n = 4, 3000
             for binary in (False, True):
@@ -386,7 +400,7 @@ def make_case(env):
                 for t in tables:
                     self.check_order(t)
                     self.check_basic(t, n, keep, caller=("serve", "servecall"))
-                    rows = t.find("long[]", [self.at("lambda$serve$1", "churn")])
+                    rows = t.find("long[]", [self.at("lambda$serve$2", "churn")])
                     churn.append(sum(r["alloc_objs"] for r in rows))
                 self.assertEqual(churn, sorted(churn))
                 self.assertGreater(churn[-1], 0)

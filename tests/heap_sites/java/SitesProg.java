@@ -142,6 +142,25 @@ public class SitesProg {
         for (Thread th : ts) th.join();
     }
 
+    // Virtual threads (JDK 21+; started through reflection, as this file
+    // compiles for 17), each allocating two frames below its task.
+    static void vthreads(int t, int n) throws Exception {
+        Object builder = Thread.class.getMethod("ofVirtual").invoke(null);
+        java.lang.reflect.Method start =
+                Class.forName("java.lang.Thread$Builder").getMethod("start", Runnable.class);
+        Thread[] ts = new Thread[t];
+        for (int k = 0; k < t; k++) ts[k] = (Thread) start.invoke(builder, (Runnable) () -> vtask(n));
+        for (Thread th : ts) th.join();
+    }
+
+    static void vtask(int n) {
+        vmid(n);
+    }
+
+    static void vmid(int n) {
+        allocate(n, 0);
+    }
+
     static Item rec(int d) {
         if (d == 0) return new Item(d); // SITE rec
         return rec(d - 1);
@@ -229,6 +248,7 @@ public class SitesProg {
             case "deep": deep(n); break;
             case "mixed": mixed(n); break;
             case "threads": threads(Integer.parseInt(args[2]), n); break;
+            case "vthreads": vthreads(Integer.parseInt(args[2]), n); break;
             default: throw new IllegalArgumentException(args[0]);
         }
         sink = null;

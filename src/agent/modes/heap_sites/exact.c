@@ -25,6 +25,8 @@
 static atomic_bool recording, key_lost;
 static jclass tracker;
 static jmethodID m_retire, m_states, m_give_stack;
+/* The tracker's methods are looked up and shadow stacks are wanted. */
+static atomic_bool stacks;
 static jfieldID f_thread, f_n, f_keys, f_cnt, f_bytes, f_kid, f_last;
 /* Natives that post VMObjectAlloc when not compiled, and whose hooked call
  * sites count the result instead. */
@@ -441,7 +443,7 @@ static void give_stacks(jvmtiEnv *jvmti, JNIEnv *jni)
 
 void hp_sites_exact_thread_start(JNIEnv *jni, jthread thread, const struct hp_thread *t)
 {
-    if (tracker != NULL && !t->agent) give_stack(jni, thread);
+    if (atomic_load(&stacks) && !t->agent) give_stack(jni, thread);
 }
 
 void hp_sites_exact_vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
@@ -496,7 +498,10 @@ void hp_sites_exact_vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
         hp_error("heap=sites: the tracker class could not start; no SITES data");
         return;
     }
-    give_stacks(jvmti, jni);
+    /* ThreadStart may already run on other threads: from here on it gives
+     * stacks too (giveStack makes one stack per thread). */
+    atomic_store(&stacks, width > 1);
+    if (width > 1) give_stacks(jvmti, jni);
     atomic_store(&recording, true);
     hp_jvmti_ok(
         jvmti,

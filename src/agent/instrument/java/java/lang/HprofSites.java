@@ -191,18 +191,21 @@ public final class HprofSites {
      * each exception handler. So a return costs one store and no compare,
      * and an exception needs no handler of its own: the frame that catches
      * it resets the height (entries above are dead). Before the agent
-     * engages, enter returns -1 and the other two do nothing. These three
-     * are what the JIT inlines into nearly every compiled method, so enter
-     * has no call at all, not even a rarely taken one (that alone cost fop
-     * 8 % in wall time): a thread gets its stack from the agent when it
-     * starts, an allocation grows it when 3/4 full (growStack), and a frame
-     * entered beyond its end is not stored, and reads as unknown. */
+     * engages, enter returns -1 and the other two do nothing; after it, a
+     * frame entered before (-1) resets the height to 0 when it catches,
+     * as every counted frame is above it. These three are what the JIT
+     * inlines into nearly every compiled method. enter's call to push is
+     * for a thread without a stack (a virtual thread) or a full one: the
+     * agent gives every platform thread its stack when it starts, so that
+     * the call is never taken while the JIT profiles, which then leaves it
+     * out of compiled code (compiled in, it cost fop 8 % in wall time). */
     public static int enter(int mnum) {
         if (!on) return -1;
         Thread t = Thread.currentThread();
         int sp = t.hprofSp;
         int[] st = t.hprofStk;
         if (st != null && sp < st.length) st[sp] = mnum;
+        else push(t, sp, mnum);
         t.hprofSp = sp + 1;
         return sp;
     }
@@ -213,6 +216,7 @@ public final class HprofSites {
 
     public static void resume(int sp) {
         if (sp >= 0) Thread.currentThread().hprofSp = sp + 1;
+        else if (on) Thread.currentThread().hprofSp = 0;
     }
 
     /* `on` first: before the agent engages, currentThread may still need
@@ -224,13 +228,20 @@ public final class HprofSites {
         return s != null ? s : register();
     }
 
-    /* t's shadow stack, made or doubled until it is under 3/4 full with
-     * top + 1 entries; entries not stored yet read -1 (unknown). The old
-     * one when memory is short. */
-    private static synchronized int[] growStack(Thread t, int top) {
+    @DontInline
+    private static void push(Thread t, int sp, int mnum) {
+        int[] st = growStack(t, sp, 64);
+        if (st != null && sp < st.length) st[sp] = mnum;
+    }
+
+    /* t's shadow stack, made (with at least `first` entries) or doubled
+     * until it has room for entry `top`; entries below that were never
+     * stored (a stack made mid-thread) read -1, unknown. The old one when
+     * memory is short. */
+    private static synchronized int[] growStack(Thread t, int top, int first) {
         int[] st = t.hprofStk;
-        int len = st == null ? 256 : st.length;
-        while (top >= len - (len >> 2)) len *= 2;
+        int len = st == null ? first : st.length;
+        while (top >= len && len < 1 << 29) len *= 2;
         if (st != null && len == st.length) return st;
         int[] a;
         try {
@@ -400,7 +411,6 @@ public final class HprofSites {
         Thread t = Thread.currentThread();
         int[] st = t.hprofStk;
         int top = t.hprofSp - 1;
-        if (st == null || top >= st.length - (st.length >> 2)) st = growStack(t, top);
         /* The top frame is the allocating method, known from the site: the
          * two callers below it tell contexts apart. */
         int c1 = frame(st, top, 1), c2 = frame(st, top, 2);
@@ -599,13 +609,14 @@ public final class HprofSites {
      * starts (JVM TI ThreadStart, before its first frame) or runs at VM
      * init. */
     static void giveStack(Thread t) {
-        if (W > 1 && t.hprofStk == null) growStack(t, 0);
+        if (W > 1 && t.hprofStk == null) growStack(t, 0, 1024);
     }
 
     /* On the ending thread: forgets its state, which the agent reads one
-     * last time. Null if it had none. */
+     * last time (null if it had none), and its shadow stack. */
     static synchronized HprofSites retire() {
         Thread t = Thread.currentThread();
+        t.hprofStk = null;
         HprofSites s = t.hprofSites;
         if (s == null) return null;
         s.thread = null;
