@@ -23,6 +23,12 @@ def make_case(env):
         def serial(self, prof, name):
             return next(s for _, s, n, _ in prof.thread_starts if n == name)
 
+        def top(self, prof, trace):
+            # (class, method) of a trace's top frame; None for an empty
+            # trace (a contention the JVM reported where no Java frame was).
+            frames = prof.traces[int(trace)][1]
+            return frames[0][:2] if frames else None
+
         def test_contention_table(self):
             prof = self.profile("monitor=y")
             (title, body), = prof.sections_named("MONITOR TIME")
@@ -32,8 +38,7 @@ def make_case(env):
                     for r in body[1:]]
             self.assertTrue(all(rows), body)
             # the four contenders blocked on LOCK at one site: one row, count 4
-            mine = [r for r in rows if prof.traces[int(r.group(5))][1][0][:2] ==
-                    ("Contention", "enter")]
+            mine = [r for r in rows if self.top(prof, r.group(5)) == ("Contention", "enter")]
             self.assertEqual(len(mine), 1, body)
             self.assertEqual((mine[0].group(4), mine[0].group(6)), ("4", "java.lang.Object"))
             self.assertEqual(float(rows[-1].group(3)), 100.0)
@@ -42,7 +47,7 @@ def make_case(env):
             prof = self.profile("monitor=y,thread=y")
             (_, body), = prof.sections_named("MONITOR TIME")
             counts = [int(r.split()[3]) for r in body[1:]
-                      if prof.traces[int(r.split()[4])][1][0][:2] == ("Contention", "enter")]
+                      if self.top(prof, r.split()[4]) == ("Contention", "enter")]
             self.assertEqual(counts, [1, 1, 1, 1])
 
         def test_wait_lines(self):
