@@ -25,7 +25,7 @@ def make_case(env):
 
         def top(self, prof, trace):
             # (class, method) of a trace's top frame; None for an empty
-            # trace (a contention the JVM reported where no Java frame was).
+            # trace (one row had one in a CI run; not analysed yet).
             frames = prof.traces[int(trace)][1]
             return frames[0][:2] if frames else None
 
