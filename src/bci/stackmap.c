@@ -5,13 +5,20 @@
 
 #define MAX_LOCALS 65536
 
+/* One verification type: its tag, and the operand of Object and
+ * Uninitialized. */
+static smt_vt get_vtype(rd_t *r)
+{
+    smt_vt v = {.tag = (uint8_t)rd_u1(r)};
+    if (v.tag == VT_OBJECT || v.tag == VT_UNINIT) v.data = (uint16_t)rd_u2(r);
+    return v;
+}
+
 /* Skips one verification type; returns its tag or -1. */
 static int skip_vtype(rd_t *r)
 {
-    uint32_t tag = rd_u1(r);
-    if (tag > VT_UNINIT) return -1;
-    if (tag >= VT_OBJECT) rd_u2(r);
-    return r->err ? -1 : (int)tag;
+    smt_vt v = get_vtype(r);
+    return r->err || v.tag > VT_UNINIT ? -1 : v.tag;
 }
 
 /* Locals of the current frame: only their tags matter, and how many of them
@@ -112,20 +119,25 @@ void smt_free(smt_table *t)
     memset(t, 0, sizeof *t);
 }
 
+/* Writes v, relocating an Uninitialized(pc) operand; 0 if pc is not an
+ * instruction. */
+static int put_vtype(wr_t *w, smt_vt v, const int32_t *insn, uint32_t code_len)
+{
+    wr_u1(w, v.tag);
+    if (v.tag == VT_OBJECT)
+        wr_u2(w, v.data);
+    else if (v.tag == VT_UNINIT) {
+        if (v.data >= code_len || insn[v.data] < 0) return 0;
+        wr_u2(w, (uint32_t)insn[v.data]);
+    }
+    return 1;
+}
+
 /* Copies types from r to w, relocating Uninitialized(pc) operands. */
 static int copy_vtypes(rd_t *r, wr_t *w, uint32_t k, const int32_t *insn, uint32_t code_len)
 {
-    for (uint32_t i = 0; i < k; i++) {
-        uint32_t tag = rd_u1(r);
-        wr_u1(w, tag);
-        if (tag == VT_OBJECT)
-            wr_u2(w, rd_u2(r));
-        else if (tag == VT_UNINIT) {
-            uint32_t pc = rd_u2(r);
-            if (pc >= code_len || insn[pc] < 0) return 0;
-            wr_u2(w, (uint32_t)insn[pc]);
-        }
-    }
+    for (uint32_t i = 0; i < k; i++)
+        if (!put_vtype(w, get_vtype(r), insn, code_len)) return 0;
     return !r->err;
 }
 
@@ -206,26 +218,17 @@ const char *smap_write(const uint8_t *data, uint32_t len, const int32_t *label, 
 static int read_full(rd_t *r, uint32_t k, smt_vt *l, uint32_t *n, uint32_t cap)
 {
     for (uint32_t i = 0; i < k; i++) {
-        uint32_t tag = rd_u1(r);
-        if (tag > VT_UNINIT || *n >= cap) return 0;
-        l[*n].tag = (uint8_t)tag;
-        l[*n].data = tag >= VT_OBJECT ? (uint16_t)rd_u2(r) : 0;
-        (*n)++;
+        smt_vt v = get_vtype(r);
+        if (v.tag > VT_UNINIT || *n >= cap) return 0;
+        l[(*n)++] = v;
     }
     return !r->err;
 }
 
 static int write_full(wr_t *w, const smt_vt *v, uint32_t k, const int32_t *insn, uint32_t code_len)
 {
-    for (uint32_t i = 0; i < k; i++) {
-        wr_u1(w, v[i].tag);
-        if (v[i].tag == VT_OBJECT)
-            wr_u2(w, v[i].data);
-        else if (v[i].tag == VT_UNINIT) {
-            if (v[i].data >= code_len || insn[v[i].data] < 0) return 0;
-            wr_u2(w, (uint32_t)insn[v[i].data]);
-        }
-    }
+    for (uint32_t i = 0; i < k; i++)
+        if (!put_vtype(w, v[i], insn, code_len)) return 0;
     return 1;
 }
 
