@@ -17,8 +17,8 @@
  *               leaves a constructor from before that point, other than by
  *               its own athrow (which is hooked), is not seen.
  *               With entry_local instead: entry(int mnum) returns an int
- *               kept in a new local (index: the old max_locals), passed to
- *               exit(int) before every return and to resume(int) at the
+ *               (or a long) kept in a new local (index: the old max_locals),
+ *               passed to exit before every return and to resume at the
  *               start of every exception handler; no catch-all, athrow not
  *               hooked.  Every StackMapTable frame becomes a full frame
  *               that also declares the local.  Methods that switch the
@@ -45,6 +45,10 @@
 
 /* Returned by the numbering callbacks to leave a method or site alone. */
 #define BCI_SKIP (-1)
+
+/* bci_hooks.entry_local: the added local's type. */
+#define BCI_LOCAL_INT 1
+#define BCI_LOCAL_LONG 2
 
 /* Allocation site passed to bci_hooks.site_number. */
 struct bci_site {
@@ -80,10 +84,16 @@ struct bci_hooks {
     const char *entry_name, *entry_desc; /* (II)V */
     const char *exit_name, *exit_desc;   /* (II)V */
     int exit_catch_all;                  /* also catch exceptions leaving the method */
-    /* entry (I)I, exit (I)V and resume (I)V through a new local (above):
-     * for a shadow stack whose height each frame restores rather than pops,
-     * exact across exceptions at one store per return. */
+    /* BCI_LOCAL_INT: entry (I)I, exit (I)V and resume (I)V through a new
+     * local (above): for a shadow stack whose height each frame restores
+     * rather than pops, exact across exceptions at one store per return.
+     * BCI_LOCAL_LONG: the same with a long local (two slots): entry (I)J,
+     * exit (J)V, resume (JI)V, which also gets the method number. */
     int entry_local;
+    /* With entry_local: new_obj, new_array and invoke also get the local as
+     * their last argument ((IJ)V, (Ljava/lang/Object;IJ)V with a long one),
+     * or 0 in a method that has none. */
+    int alloc_local;
     const char *resume_name, *resume_desc;
     /* No entry/exit in methods without an invoke or allocation instruction:
      * they can never be below another frame nor allocate by bytecode. */

@@ -179,13 +179,22 @@ static void call_method_hook(mctx *m, int k)
     call_hook(m, k);
 }
 
-/* iload/istore (base opcode op) of the added local. */
-static void local_insn(mctx *m, uint8_t op)
+/* Slots of the added local: 2 for a long. */
+static uint16_t local_size(const mctx *m)
+{
+    return m->x->h->entry_local == BCI_LOCAL_LONG ? 2 : 1;
+}
+
+/* Load (store = 0) or store of the added local, of its type. */
+static void local_insn(mctx *m, int store)
 {
     wr_t *w = &m->inj;
+    int wide = local_size(m) == 2;
+    uint8_t op = store ? (wide ? OP_LSTORE : OP_ISTORE) : (wide ? OP_LLOAD : OP_ILOAD);
+    uint8_t op0 = store ? (wide ? OP_LSTORE_0 : OP_ISTORE_0) : (wide ? OP_LLOAD_0 : OP_ILOAD_0);
     uint32_t v = (uint32_t)m->local;
     if (v <= 3)
-        wr_u1(w, (op == OP_ILOAD ? OP_ILOAD_0 : OP_ISTORE_0) + v);
+        wr_u1(w, op0 + v);
     else if (v <= 255) {
         wr_u1(w, op);
         wr_u1(w, v);
@@ -196,11 +205,17 @@ static void local_insn(mctx *m, uint8_t op)
     }
 }
 
-/* With entry_local: `iload local; invokestatic hook`. */
-static void call_local_hook(mctx *m, int k)
+/* With alloc_local: the local as an allocation hook's last argument, or 0
+ * of its type in a method without one. Returns the slots pushed. */
+static uint16_t push_alloc_local(mctx *m)
 {
-    local_insn(m, OP_ILOAD);
-    call_hook(m, k);
+    const struct bci_hooks *h = m->x->h;
+    if (!h->alloc_local || !h->entry_local) return 0;
+    if (m->local >= 0)
+        local_insn(m, 0);
+    else
+        wr_u1(&m->inj, local_size(m) == 2 ? OP_LCONST_0 : OP_ICONST_0);
+    return local_size(m);
 }
 
 /* JVM signature of the object allocated by instruction i (malloc'd). */
@@ -444,8 +459,8 @@ static void plan(mctx *m, const smt_table *smt)
     if (m->local >= 0) {
         push_int(m, m->p->mnum);
         call_hook(m, HK_ENTRY);
-        local_insn(m, OP_ISTORE);
-        need_abs(m, 1);
+        local_insn(m, 1);
+        need_abs(m, local_size(m));
     } else if (calls_on && h->entry_name) {
         call_method_hook(m, HK_ENTRY);
         need_abs(m, 2);
@@ -457,12 +472,19 @@ static void plan(mctx *m, const smt_table *smt)
         int site;
         i->pre = (uint32_t)m->inj.len;
         if (m->local >= 0 && i->handler) {
-            call_local_hook(m, HK_RESUME);
-            need_abs(m, 2); /* above the exception alone */
+            uint16_t args = local_size(m);
+            local_insn(m, 0);
+            if (args == 2) { /* the long form also gets the method number */
+                push_int(m, m->p->mnum);
+                args++;
+            }
+            call_hook(m, HK_RESUME);
+            need_abs(m, 1 + args); /* above the exception alone */
         }
         if (m->local >= 0 && insn_is_return(op)) {
-            call_local_hook(m, HK_EXIT);
-            need_rel(m, 1);
+            local_insn(m, 0);
+            call_hook(m, HK_EXIT);
+            need_rel(m, local_size(m));
         } else if (m->local < 0 && exit_on &&
                    (insn_is_return(op) ||
                     (op == OP_ATHROW && (m->catch_from < 0 || i->pc < m->catch_from)))) {
@@ -470,8 +492,9 @@ static void plan(mctx *m, const smt_table *smt)
             need_rel(m, 2);
         } else if (on && op == OP_NEW && h->new_obj_name && site_number(m, i, &site)) {
             push_int(m, site);
+            uint16_t ctx = push_alloc_local(m);
             call_hook(m, HK_NEW);
-            need_rel(m, 1);
+            need_rel(m, 1 + ctx);
             m->x->res->sites++;
         }
         i->pre_len = (uint32_t)m->inj.len - i->pre;
@@ -480,15 +503,17 @@ static void plan(mctx *m, const smt_table *smt)
             h->new_array_name && site_number(m, i, &site)) {
             wr_u1(&m->inj, OP_DUP);
             push_int(m, site);
+            uint16_t ctx = push_alloc_local(m);
             call_hook(m, HK_ARRAY);
-            need_rel(m, 2);
+            need_rel(m, 2 + ctx);
             m->x->res->sites++;
         } else if (on && op >= OP_INVOKEVIRTUAL && op <= OP_INVOKEINTERFACE && h->invoke_name &&
                    h->invoke_number && invoke_number(m, i, &site)) {
             wr_u1(&m->inj, OP_DUP);
             push_int(m, site);
+            uint16_t ctx = push_alloc_local(m);
             call_hook(m, HK_INVOKE);
-            need_rel(m, 2);
+            need_rel(m, 2 + ctx);
             m->x->res->invokes++;
         }
         i->suf_len = (uint32_t)m->inj.len - i->suf;
@@ -750,7 +775,9 @@ static const char *write_local_smt(mctx *m, const cf_member *mem, const smt_tabl
     smt_vt init[257];
     int32_t n = init_vtypes(m, mem, init);
     if (n < 0) return "bad method descriptor or constant pool overflow";
-    return smt_write_local(smt, m->label, m->opc, m->len, init, (uint32_t)n, (uint32_t)m->local, w);
+    smt_vt local = {local_size(m) == 2 ? VT_LONG : VT_INTEGER, 0};
+    return smt_write_local(smt, m->label, m->opc, m->len, init, (uint32_t)n, (uint32_t)m->local,
+                           local, w);
 }
 
 static void emit_attrs(mctx *m, const cf_member *mem, const smt_table *smt, int has_smt, wr_t *w)
@@ -861,7 +888,8 @@ static const char *finish(mctx *m, cf_member *mem, const smt_table *smt, int has
     uint32_t stack = (uint32_t)m->max_stack + m->stack_rel;
     if (stack < m->stack_abs) stack = m->stack_abs;
     if (stack > 0xFFFF) return fail(m, "max_stack overflow");
-    if (m->local >= 0 && m->max_locals == 0xFFFF) return fail(m, "max_locals overflow");
+    if (m->local >= 0 && m->max_locals > 0xFFFF - local_size(m))
+        return fail(m, "max_locals overflow");
     wr_t w;
     /* Frames promoted to extended forms grow from 1 to 3 bytes at most; full
      * frames (an added local) restate every local in at most 3 bytes. */
@@ -869,7 +897,7 @@ static const char *finish(mctx *m, cf_member *mem, const smt_table *smt, int has
         m->local >= 0 && smt ? (size_t)smt->n * (3u * ((size_t)m->max_locals + 1) + 8) : 0;
     wr_init(&w, (size_t)MAX_CODE * 2 + (size_t)m->attrs_len * 3 + m->nexc * 8u + 256 + full);
     wr_u2(&w, stack);
-    wr_u2(&w, m->max_locals + (m->local >= 0));
+    wr_u2(&w, m->max_locals + (m->local >= 0 ? local_size(m) : 0));
     wr_u4(&w, m->end + m->handler_len);
     emit_code(m, &w);
     wr_u2(&w, m->nexc + (m->catch_from >= 0));

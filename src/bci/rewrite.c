@@ -47,6 +47,7 @@ static const char *check_hooks(const struct bci_hooks *h)
     if (any && !h->tracker_class) return "no tracker class";
     if (h->entry_local && (!h->entry_name || !h->exit_name || !h->resume_name))
         return "entry_local without entry, exit and resume";
+    if (h->alloc_local && !h->entry_local) return "alloc_local without entry_local";
     return any ? NULL : "no hooks enabled";
 }
 

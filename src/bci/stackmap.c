@@ -234,7 +234,7 @@ static int write_full(wr_t *w, const smt_vt *v, uint32_t k, const int32_t *insn,
 
 const char *smt_write_local(const smt_table *t, const int32_t *label, const int32_t *insn,
                             uint32_t code_len, const smt_vt *init, uint32_t n_init, uint32_t slot,
-                            wr_t *w)
+                            smt_vt local, wr_t *w)
 {
     /* Locals are at most `slot` wide; a frame's stack items take a byte of
      * its body each. */
@@ -284,7 +284,7 @@ const char *smt_write_local(const smt_table *t, const int32_t *label, const int3
         if (!write_full(w, loc, nloc, insn, code_len)) err = "bad Uninitialized offset";
         for (uint32_t k = width; k < slot; k++)
             wr_u1(w, VT_TOP);
-        wr_u1(w, VT_INTEGER);
+        if (!write_full(w, &local, 1, insn, code_len)) err = "bad local type";
         wr_u2(w, nstk);
         if (!write_full(w, stk, nstk, insn, code_len)) err = "bad Uninitialized offset";
     }

@@ -51,12 +51,12 @@ const char *smt_write(const smt_table *t, const int32_t *label, const int32_t *i
                       uint32_t code_len, uint32_t handler_pc, uint16_t throwable_cp, wr_t *w);
 
 /* As smt_write without a catch-all, every frame written as a full frame
- * whose locals end with an Integer at slot `slot` (Top-padded before it),
- * for a local the rewriter added.  init/n_init: the implicit initial frame's
- * locals.  NULL on success. */
+ * whose locals end with `local` (Integer or Long) at slot `slot` (Top-padded
+ * before it), for a local the rewriter added.  init/n_init: the implicit
+ * initial frame's locals.  NULL on success. */
 const char *smt_write_local(const smt_table *t, const int32_t *label, const int32_t *insn,
                             uint32_t code_len, const smt_vt *init, uint32_t n_init, uint32_t slot,
-                            wr_t *w);
+                            smt_vt local, wr_t *w);
 
 /* Relocates a CLDC-style StackMap attribute body (u2 count, then full frames
  * with absolute u2 offsets), as found in some pre-Java 6 class files. */

@@ -2,7 +2,8 @@
  * phase on) with all bci hooks calling hprofbci/Tracker, which the test
  * patches into java.base.  At VM init java.base is made to export the
  * tracker package to every module.  Options: "nocatch" turns the catch-all
- * exit handler off; "local" uses the entry_local hooks instead; "quiet"
+ * exit handler off; "local" uses the entry_local hooks instead, "wide" their
+ * long form, whose local the allocation hooks get too; "quiet"
  * omits per-class skip reasons.  At VM death it
  * prints how many classes were rewritten and why others were not. */
 #include "bci.h"
@@ -15,7 +16,7 @@
 #include <string.h>
 
 static atomic_int seen, rewritten, unchanged, failed, class_counter;
-static int catch_all = 1, local, quiet;
+static int catch_all = 1, local, wide, quiet;
 
 static void JNICALL on_load_hook(jvmtiEnv *jvmti, JNIEnv *jni, jclass redefined, jobject loader,
                                  const char *name, jobject pd, jint len, const unsigned char *data,
@@ -30,13 +31,25 @@ static void JNICALL on_load_hook(jvmtiEnv *jvmti, JNIEnv *jni, jclass redefined,
     struct bci_hooks h = tracker_hooks(&nums);
     h.exit_catch_all = catch_all;
     if (local) {
-        h.entry_local = 1;
+        h.entry_local = BCI_LOCAL_INT;
         h.entry_name = "enterLocal";
         h.entry_desc = "(I)I";
         h.exit_name = "exitLocal";
         h.exit_desc = "(I)V";
         h.resume_name = "resumeLocal";
         h.resume_desc = "(I)V";
+    }
+    if (wide) {
+        h.entry_local = BCI_LOCAL_LONG;
+        h.alloc_local = 1;
+        h.entry_name = "enterWide";
+        h.entry_desc = "(I)J";
+        h.exit_name = "exitWide";
+        h.exit_desc = "(J)V";
+        h.resume_name = "resumeWide";
+        h.resume_desc = "(JI)V";
+        h.new_obj_desc = "(IJ)V";
+        h.new_array_desc = "(Ljava/lang/Object;IJ)V";
     }
     h.class_number = tracker_spread(nums.cls);
     struct bci_result r;
@@ -91,6 +104,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
     if (options && strstr(options, "nocatch")) catch_all = 0;
     if (options && strstr(options, "quiet")) quiet = 1;
     if (options && strstr(options, "local")) local = 1;
+    if (options && strstr(options, "wide")) wide = 1;
     jvmtiCapabilities caps = {0};
     caps.can_generate_all_class_hook_events = 1;
     caps.can_generate_early_class_hook_events = 1;

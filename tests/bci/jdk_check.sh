@@ -18,6 +18,8 @@
 #   local    entry_local hooks (a shadow-stack height kept in an added local):
 #            as verify on every 10th class, then as program and as xcomp with
 #            the height checked after every catch
+#   wide     the same with the local a long, also passed to the allocation
+#            hooks, which check it against the height
 #   flexible (JDK 25+) constructors with code before super() (JEP 513),
 #            compiled here: same output with and without the agent, balanced
 #   javac    javac (fully instrumented, -Xverify:all) compiles the test sources;
@@ -36,21 +38,22 @@ image)
     "$bci_jdk" check - < "$work/image.bin"
     rm -f "$work/image.bin"
     ;;
-verify | nocatch | local)
+verify | nocatch | local | wide)
     every=3 opts=quiet
     [ "$mode" = nocatch ] && every=20 opts=quiet,nocatch
     [ "$mode" = local ] && every=10 opts=quiet,local
+    [ "$mode" = wide ] && every=10 opts=quiet,wide
     "$java" $jvm --add-modules ALL-SYSTEM -agentpath:"$agent"=$opts app.Walker jrt $every \
         > "$work/agent.txt" 2> "$work/agent.err"
     cat "$work/agent.txt" "$work/agent.err"
     # On the stock JDK images every class links when not instrumented.
     head -1 "$work/agent.txt" | grep -Eq 'tried: ([0-9]+), loaded and linked: \1$'
     grep -q '(0 not handled)' "$work/agent.err"
-    [ "$mode" = local ] || exit 0
+    [ "$mode" = local ] || [ "$mode" = wide ] || exit 0
     "$java" $jvm app.Program > "$work/plain.txt"
     for extra in "" "-Xcomp -XX:-TieredCompilation"; do
         "$java" $jvm $extra -Dbci.local=true -Dbci.expectBalanced=true \
-            -agentpath:"$agent"=local app.Program > "$work/local.txt"
+            -agentpath:"$agent"=$mode app.Program > "$work/local.txt"
         diff "$work/plain.txt" "$work/local.txt"
     done
     ;;

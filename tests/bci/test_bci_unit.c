@@ -38,12 +38,13 @@ static const cf_attr *find_code(const classfile *cf, const cf_member *m)
 
 /* Code of method `index` in a class, copied out. */
 typedef struct {
-    uint16_t max_stack;
+    uint16_t max_stack, max_locals;
     uint32_t len;
     uint8_t code[70000];
     uint16_t nexc;
     uint16_t exc[8][4];
     int has_smt;
+    uint8_t smt[64]; /* the StackMapTable's first bytes */
 } code_t;
 
 static void get_code(const uint8_t *cls, size_t len, int index, code_t *c)
@@ -56,7 +57,7 @@ static void get_code(const uint8_t *cls, size_t len, int index, code_t *c)
     rd_t r;
     rd_init(&r, a->data, a->len);
     c->max_stack = (uint16_t)rd_u2(&r);
-    rd_u2(&r);
+    c->max_locals = (uint16_t)rd_u2(&r);
     c->len = rd_u4(&r);
     memcpy(c->code, rd_bytes(&r, c->len), c->len);
     c->nexc = (uint16_t)rd_u2(&r);
@@ -65,8 +66,11 @@ static void get_code(const uint8_t *cls, size_t len, int index, code_t *c)
             c->exc[i][k] = (uint16_t)rd_u2(&r);
     c->has_smt = 0;
     for (uint32_t n = rd_u2(&r), i = 0; i < n; i++) {
-        c->has_smt |= cp_utf8_eq(&cf.cp, rd_u2(&r), "StackMapTable");
-        rd_bytes(&r, rd_u4(&r));
+        int smt = cp_utf8_eq(&cf.cp, rd_u2(&r), "StackMapTable");
+        uint32_t alen = rd_u4(&r);
+        const uint8_t *body = rd_bytes(&r, alen);
+        if (smt && body) memcpy(c->smt, body, alen < sizeof c->smt ? alen : sizeof c->smt);
+        c->has_smt |= smt;
     }
     assert_false(r.err);
     cf_free(&cf);
@@ -222,6 +226,60 @@ static void test_branch_to_zero_skips_entry(void **state)
     assert_int_equal(c.code[6], 0x84);
     assert_int_equal(c.code[9], 0xa7);
     assert_int_equal((int16_t)be_u2(c.code + 10), -3); /* back to iinc, not the hook */
+    bci_free(&r);
+    free(cls);
+}
+
+/* The long form of entry_local: lstore/lload of a two-slot local, the
+ * method number for resume, the local passed to the allocation hooks, and
+ * full frames declaring a Long. */
+static void test_long_local(void **state)
+{
+    (void)state;
+    /* 0: iconst_1; newarray int; pop; 4: iload_0; ifeq 9; 8: return; 9: return */
+    uint8_t code[] = {0x04, 0xbc, 10, 0x57, 0x1a, 0x99, 0, 4, 0xb1, 0xb1};
+    uint8_t smt[] = {0, 1, 9}; /* same_frame at 9 */
+    cg_method m = {.access = 9,
+                   .name = "m",
+                   .desc = "(I)V",
+                   .max_stack = 1,
+                   .max_locals = 1,
+                   .code = code,
+                   .code_len = sizeof code,
+                   .smt = smt,
+                   .smt_len = sizeof smt};
+    size_t len;
+    uint8_t *cls = one_method(52, &m, &len);
+    struct bci_hooks h = all_hooks;
+    h.exit_catch_all = 0;
+    h.entry_local = BCI_LOCAL_LONG;
+    h.alloc_local = 1;
+    h.entry_desc = "(I)J";
+    h.exit_desc = "(J)V";
+    h.resume_name = "rs";
+    h.resume_desc = "(JI)V";
+    h.new_array_desc = "(Ljava/lang/Object;IJ)V";
+    struct bci_result r;
+    assert_int_equal(rewrite(cls, len, &h, &r), 1);
+    code_t c;
+    get_code(r.data, r.len, 0, &c);
+    assert_int_equal(c.max_locals, 3);
+    assert_int_equal(c.max_stack, 5);  /* array, dup, site, the long */
+    assert_int_equal(c.code[0], 0x03); /* method 0 */
+    assert_int_equal(c.code[1], 0xb8); /* entry */
+    assert_int_equal(c.code[4], 0x40); /* lstore_1 */
+    assert_memory_equal(c.code + 5, ((uint8_t[]){0x04, 0xbc, 10}), 3);
+    /* dup; iconst_1 (the site: its offset); lload_1; invokestatic */
+    assert_memory_equal(c.code + 8, ((uint8_t[]){0x59, 0x04, 0x1f, 0xb8}), 4);
+    assert_int_equal(c.code[14], 0x57);
+    assert_int_equal(c.code[15], 0x1a);
+    assert_int_equal(c.code[16], 0x99);
+    assert_memory_equal(c.code + 19, ((uint8_t[]){0x1f, 0xb8}), 2); /* exit before return */
+    assert_int_equal(c.code[23], 0xb1);
+    assert_true(c.has_smt);
+    /* One full frame at the second return's exit code: locals Integer, Long;
+     * empty stack. */
+    assert_memory_equal(c.smt, ((uint8_t[]){0, 1, 255, 0, 24, 0, 2, 1, 4, 0, 0}), 11);
     bci_free(&r);
     free(cls);
 }
@@ -947,6 +1005,7 @@ int main(void)
         cmocka_unit_test(test_skip_leaves),
         cmocka_unit_test(test_short_leaves),
         cmocka_unit_test(test_malformed_inputs),
+        cmocka_unit_test(test_long_local),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -254,8 +254,10 @@ bool hp_instr_add(struct hp_setup *s, const struct hp_instr_client *c)
         h->entry_exit_skip_leaves = c->entry_exit_skip_leaves;
         h->entry_local = c->entry_local;
     }
-    if (c->new_obj_name || c->new_array_name || c->object_init_name || c->invoke_name)
+    if (c->new_obj_name || c->new_array_name || c->object_init_name || c->invoke_name) {
         h->alloc_class = c->class_name;
+        h->alloc_local = c->alloc_local;
+    }
     clients[n_clients++] = *c;
     return true;
 }

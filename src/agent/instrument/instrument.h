@@ -36,9 +36,12 @@
 struct hp_instr_client {
     const char *entry_name, *entry_desc; /* (II)V: cnum, mnum; (I)I with entry_local */
     const char *exit_name, *exit_desc;   /* (II)V, also on exceptional exits; (I)V */
-    /* Entry's result kept in a local for exit and resume (bci entry_local). */
-    bool entry_local;
-    const char *resume_name, *resume_desc; /* (I)V at exception handlers */
+    /* Entry's result kept in a local for exit and resume (bci entry_local:
+     * 0, BCI_LOCAL_INT or BCI_LOCAL_LONG), and passed to the allocation
+     * hooks too (bci alloc_local). */
+    int entry_local;
+    bool alloc_local;
+    const char *resume_name, *resume_desc; /* (I)V or (JI)V at exception handlers */
     const char *leaf_name, *leaf_desc;     /* (II)V: short leaves' one call (bci.h) */
     const char *new_obj_name, *new_obj_desc;
     const char *new_array_name, *new_array_desc;

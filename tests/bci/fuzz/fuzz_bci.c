@@ -39,8 +39,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
         if (r.len != len || memcmp(r.data, data, len) != 0) abort();
         bci_free(&r);
     }
-    /* 0: plain exits, 1: catch-all, 2: entry_local (full frames). */
-    for (int variant = 0; variant < 3; variant++) {
+    /* 0: plain exits, 1: catch-all, 2: entry_local (full frames), 3: its
+     * long form, passed to the allocation hooks too. */
+    for (int variant = 0; variant < 4; variant++) {
         int counter = 0;
         struct bci_hooks h = {
             .tracker_class = "hprof/Tracker",
@@ -61,11 +62,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
             .ctx = &counter,
         };
         if (variant == 2) {
-            h.entry_local = 1;
+            h.entry_local = BCI_LOCAL_INT;
             h.entry_desc = "(I)I";
             h.exit_desc = "(I)V";
             h.resume_name = "resume";
             h.resume_desc = "(I)V";
+        } else if (variant == 3) {
+            h.entry_local = BCI_LOCAL_LONG;
+            h.alloc_local = 1;
+            h.entry_desc = "(I)J";
+            h.exit_desc = "(J)V";
+            h.resume_name = "resume";
+            h.resume_desc = "(JI)V";
+            h.new_obj_desc = "(IJ)V";
+            h.new_array_desc = "(Ljava/lang/Object;IJ)V";
         }
         if (bci_rewrite(data, len, &h, &r)) {
             if (well_formed) check_output(&r);

@@ -21,6 +21,9 @@
  * SAMPLE_EVERY (a power of two). */
 #define EXACT_TAGS 512
 #define SAMPLE_EVERY 1024
+/* A key's int after the site when the allocating method is the site's own
+ * (window keys, HprofSites.TOP). */
+#define KEY_TOP (-2)
 
 static atomic_bool recording, key_lost;
 static jclass tracker;
@@ -142,6 +145,8 @@ JNIEXPORT jint JNICALL Java_java_lang_HprofSites_config(JNIEnv *jni, jclass k, j
         return SAMPLE_EVERY;
     case 3:
         return align;
+    case 4:
+        return hp.opt.depth > HP_SITES_WINDOW_DEPTH; /* callers from the shadow stack */
     default:
         return what >= 10 && what < 19   ? base[what - 10]
                : what >= 20 && what < 29 ? shift[what - 20]
@@ -163,9 +168,20 @@ static int32_t pushed(const unsigned char *code, jint len, jint at, jint *next)
     return -1;
 }
 
+/* Past the caller window an injected hook call may get (bci alloc_local):
+ * lconst_0, lload_<n>, lload n or wide lload n. */
+static jint past_window(const unsigned char *code, jint len, jint at)
+{
+    if (at >= len) return at;
+    if (code[at] == 0x09 || (code[at] >= 0x1e && code[at] <= 0x21)) return at + 1;
+    if (code[at] == 0x16) return at + 2;
+    if (code[at] == 0xc4 && at + 1 < len && code[at + 1] == 0x16) return at + 4;
+    return at;
+}
+
 /* Whether the call at `at` in `code` was hooked: the rewritten code has
- * `dup; push site; invokestatic` right after the invoke, the site a DYN one.
- * Sites pushed by ldc are taken as hooked. */
+ * `dup; push site; [window;] invokestatic` right after the invoke, the site
+ * a DYN one. Sites pushed by ldc are taken as hooked. */
 static bool hooked_call(const unsigned char *code, jint len, jint at)
 {
     if (at < 0 || at >= len || code[at] < 0xb6 || code[at] > 0xb9) return false;
@@ -173,11 +189,13 @@ static bool hooked_call(const unsigned char *code, jint len, jint at)
     if (at >= len || code[at] != 0x59) return false;
     jint next = 0;
     int32_t site = pushed(code, len, at + 1, &next);
-    if (site >= 0)
+    if (site >= 0) {
+        next = past_window(code, len, next);
         return next < len && code[next] == 0xb8 && (site & HP_BSITE_KIND_MASK) == HP_BSITE_DYN &&
                hp_bsite_get(site);
+    }
     if (at + 1 < len && (code[at + 1] == 0x12 || code[at + 1] == 0x13)) {
-        next = at + 1 + (code[at + 1] == 0x12 ? 2 : 3);
+        next = past_window(code, len, at + 1 + (code[at + 1] == 0x12 ? 2 : 3));
         return next < len && code[next] == 0xb8;
     }
     return false;
@@ -273,9 +291,18 @@ static void JNICALL on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thr
 
 /* ---- set up ---- */
 
-/* Per thread: the tracker state, the shadow stack and its height. */
-static const struct bci_field thread_fields[] = {
-    {"hprofSites", "Ljava/lang/HprofSites;"}, {"hprofStk", "[I"}, {"hprofSp", "I"}, {NULL, NULL}};
+/* Per thread: the tracker state, the caller window, the shadow stack and
+ * its height. */
+static const struct bci_field thread_fields[] = {{"hprofSites", "Ljava/lang/HprofSites;"},
+                                                 {"hprofWin", "J"},
+                                                 {"hprofStk", "[I"},
+                                                 {"hprofSp", "I"},
+                                                 {NULL, NULL}};
+
+static bool on_stack(void)
+{
+    return hp.opt.depth > HP_SITES_WINDOW_DEPTH;
+}
 
 bool hp_sites_exact_on_load(struct hp_setup *s)
 {
@@ -309,14 +336,27 @@ bool hp_sites_exact_on_load(struct hp_setup *s)
         .class_bytes = hp_sites_class,
         .class_len = hp_sites_class_len,
     };
-    if (hp.opt.depth > 1) {
+    if (hp.opt.depth > 1 && !on_stack()) {
+        c.entry_name = "enterWin";
+        c.entry_desc = "(I)J";
+        c.exit_name = "exitWin";
+        c.exit_desc = "(J)V";
+        c.resume_name = "resumeWin";
+        c.resume_desc = "(JI)V";
+        c.entry_local = BCI_LOCAL_LONG;
+        c.alloc_local = true;
+        c.new_obj_desc = "(IJ)V";
+        c.new_array_desc = "(Ljava/lang/Object;IJ)V";
+        c.invoke_desc = "(Ljava/lang/Object;IJ)V";
+        c.entry_exit_skip_leaves = true;
+    } else if (hp.opt.depth > 1) {
         c.entry_name = "enter";
         c.entry_desc = "(I)I";
         c.exit_name = "exit";
         c.exit_desc = "(I)V";
         c.resume_name = "resume";
         c.resume_desc = "(I)V";
-        c.entry_local = true;
+        c.entry_local = BCI_LOCAL_INT;
         c.entry_exit_skip_leaves = true;
     }
     return hp_instr_add(s, &c);
@@ -500,8 +540,8 @@ void hp_sites_exact_vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
     }
     /* ThreadStart may already run on other threads: from here on it gives
      * stacks too (giveStack makes one stack per thread). */
-    atomic_store(&stacks, width > 1);
-    if (width > 1) give_stacks(jvmti, jni);
+    atomic_store(&stacks, on_stack());
+    if (on_stack()) give_stacks(jvmti, jni);
     atomic_store(&recording, true);
     hp_jvmti_ok(
         jvmti,
@@ -659,8 +699,9 @@ static uint32_t resolve(jvmtiEnv *jvmti, JNIEnv *jni, uint32_t k)
         frames[n].method = hp_instr_method(b->mnum);
         frames[n++].location = site_location(jvmti, jni, frames[0].method, b->line);
         /* Callers only if the shadow stack's top is the allocating method
-         * (not so on threads whose older frames predate counting). */
-        if (width > 1 && ints[1] == b->mnum)
+         * (not so on threads whose older frames predate counting), always
+         * from the window (whose key says TOP). */
+        if (width > 1 && (ints[1] == b->mnum || ints[1] == KEY_TOP))
             for (int j = 2; j < width && ints[j] >= 0 && n < hp.opt.depth; j++) {
                 frames[n].method = hp_instr_method(ints[j]);
                 frames[n++].location = -1;

@@ -14,6 +14,9 @@
 #define HP_SITES_CLASS "java/lang/HprofSites"
 /* Deeper traces take the SampledObjectAlloc route. */
 #define HP_SITES_EXACT_MAX_DEPTH 31
+/* Up to this depth the callers come from a window of three methods in one
+ * long (HprofSites.enterWin), deeper from a shadow stack. */
+#define HP_SITES_WINDOW_DEPTH 4
 
 /* Whether the options select this route (else the SampledObjectAlloc one). */
 bool hp_sites_exact_selected(void);

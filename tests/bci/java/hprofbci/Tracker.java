@@ -37,6 +37,19 @@ public final class Tracker {
         if (at >= 0 && mine()) depth = at + 1;
     }
 
+    /* The long form (bci BCI_LOCAL_LONG): the same height, widened. */
+    public static long enterWide(int mnum) {
+        return enterLocal(mnum);
+    }
+
+    public static void exitWide(long at) {
+        exitLocal((int) at);
+    }
+
+    public static void resumeWide(long at, int mnum) {
+        resumeLocal((int) at);
+    }
+
     public static void entry(int cnum, int mnum) {
         if (mine()) entries++;
     }
@@ -52,6 +65,22 @@ public final class Tracker {
     public static void onArray(Object array, int site) {
         if (array == null) throw new IllegalStateException("null array");
         if (mine()) arrays++;
+    }
+
+    /* With bci alloc_local: the allocating frame's local, the height below
+     * it, so the height is one more (-1: entered before watching began). */
+    public static void onNew(int site, long at) {
+        checkAt(at);
+        onNew(site);
+    }
+
+    public static void onArray(Object array, int site, long at) {
+        checkAt(at);
+        onArray(array, site);
+    }
+
+    private static void checkAt(long at) {
+        if (at >= 0 && mine() && at + 1 != depth) wrong++;
     }
 
     public static void objectInit(Object o) {

@@ -12,9 +12,11 @@
  * counts allocations per slot, a slot being (bytecode site, the
  * calling methods below the allocating one, depth-1 of them), in plain
  * arrays only its thread writes: no lock, no atomic, no JNI per allocation.
- * With depth > 1 the methods come from a shadow stack kept by the injected
- * enter/exit/resume calls in two more Thread fields (hprofStk, hprofSp). The agent reads the counters at a dump through JNI, and
- * folds the slots of an ending thread into its own tables.
+ * With depth 2..4 the callers come from a window kept by the injected
+ * enterWin/exitWin/resumeWin calls in one more Thread field (hprofWin);
+ * deeper, from a shadow stack kept by enter/exit/resume in two others
+ * (hprofStk, hprofSp). The agent reads the counters at a dump through JNI,
+ * and folds the slots of an ending thread into its own tables.
  *
  * Site numbers are made by the agent (modes/heap_sites/bsite.h): the low
  * bits say what is allocated (KIND_*, MULTI for multianewarray).
@@ -38,7 +40,9 @@ public final class HprofSites {
     private static Unsafe U;
     private static long PENDING; /* offset of `pending` in its static base */
     private static Object STATICS;
-    private static int W; /* ints per slot key: site, then the shadow stack's top and callers */
+    private static int W; /* ints per slot key: site, then the allocating method and callers */
+    private static boolean STACK; /* callers from the shadow stack, not the window */
+    private static long CTX_MASK; /* the window's callers a slot is keyed by */
     private static int EXACT; /* tag the first EXACT objects of a slot */
     private static int SAMPLE_MASK; /* then one in SAMPLE_MASK + 1 */
     private static long ALIGN_MASK; /* object alignment - 1 */
@@ -70,14 +74,16 @@ public final class HprofSites {
     private Thread thread; /* null once retired */
     private int allIndex;
 
-    /* Slots 0..n-1: W key ints each, allocations, array bytes, agent key id. */
+    /* Slots 0..n-1: W key ints each, the window they were counted under,
+     * allocations, array bytes, agent key id. */
     private volatile int n;
     private int[] keys;
-    private long[] cnt, bytes;
+    private long[] ctxs, cnt, bytes;
     private int[] kid;
     private int[] index; /* hash of keys -> slot + 1 */
     private int lastSite = -1, lastSlot;
-    /* depth > 1: (site, two callers) -> slot + 1, direct-mapped and checked
+    private long lastCtx;
+    /* Shadow stack: (site, two callers) -> slot + 1, direct-mapped and checked
      * against the slot's key; most allocations repeat a recent context, and
      * this spares them the hash over all callers and the probe. */
     private int[] memo;
@@ -104,17 +110,19 @@ public final class HprofSites {
     private boolean init() {
         try {
             keys = new int[16 * W];
+            ctxs = new long[16];
             cnt = new long[16];
             bytes = new long[16];
             kid = new int[16];
             index = new int[32];
-            memo = new int[W > 1 ? 1 << MEMO_BITS : 1];
+            memo = new int[STACK ? 1 << MEMO_BITS : 1];
             pend = new int[8];
             misses = new int[8];
         } catch (OutOfMemoryError e) {
             return false;
         }
         own(keys);
+        own(ctxs);
         own(cnt);
         own(bytes);
         own(kid);
@@ -127,26 +135,41 @@ public final class HprofSites {
 
     /* ---- injected calls ---- */
 
+    /* Each hook has two forms: with `ctx`, the window of the allocating
+     * method's callers (its enterWin result, depth 2..4), and without it
+     * (depth 1, or callers from the shadow stack). */
     public static void newObj(int site) {
+        newObj(site, 0L);
+    }
+
+    public static void newObj(int site, long ctx) {
         HprofSites s = state();
-        if (s != null) s.count(site, 0, null);
+        if (s != null) s.count(site, ctx, 0, null);
     }
 
     public static void newArray(Object a, int site) {
+        newArray(a, site, 0L);
+    }
+
+    public static void newArray(Object a, int site, long ctx) {
         HprofSites s = state();
         if (s == null) return;
         int k = site & KIND_MASK;
-        s.count(site, size(a, k), a);
-        if ((site & MULTI) != 0) s.inner((Object[]) a, site + 32);
+        s.count(site, ctx, size(a, k), a);
+        if ((site & MULTI) != 0) s.inner((Object[]) a, site + 32, ctx);
     }
 
     /* After a call of an allocating intrinsic (bsite.h: BOX and DYN sites). */
     public static void invoked(Object r, int site) {
+        invoked(r, site, 0L);
+    }
+
+    public static void invoked(Object r, int site, long ctx) {
         if (r == null) return;
         HprofSites s = state();
         if (s == null) return;
         if ((site & KIND_MASK) == KIND_BOX) {
-            if (fresh(r)) s.count(site | KIND_MASK, 0, r);
+            if (fresh(r)) s.count(site | KIND_MASK, ctx, 0, r);
             return;
         }
         if (r == s.last) {
@@ -156,7 +179,7 @@ public final class HprofSites {
         int d = s.derived(site, r.getClass());
         if (d < 0) return;
         int k = d & KIND_MASK;
-        s.count(d, k == KIND_MASK ? 0 : size(r, k), r);
+        s.count(d, ctx, k == KIND_MASK ? 0 : size(r, k), r);
         s.last = r;
     }
 
@@ -184,7 +207,48 @@ public final class HprofSites {
         if (s != null && s.np > 0) s.pair(o);
     }
 
-    /* The shadow stack (depth > 1): method numbers in the thread's hprofStk,
+    /* The caller window (depth 2..4): the thread's last three entered
+     * methods (number + 1; 0: unknown), 21 bits each in hprofWin, the
+     * newest in bits 42..62. enterWin shifts the method in and returns the
+     * window it found, which the rewriter keeps in a long local of the
+     * method: it names the method's callers, so the allocation hooks get it
+     * as their ctx, exitWin puts it back before each return and resumeWin
+     * puts it back with the method shifted in again at the start of each
+     * exception handler. No array, no bounds, no branch beyond `on`: one
+     * load, one store per call, one store per return. Before the agent
+     * engages enterWin returns -1, which exitWin ignores and resumeWin
+     * takes as unknown callers. A method numbered beyond the window's 21
+     * bits shows as unknown. */
+    private static final int WIN_BITS = 21, WIN_TOP = 42, WIN_LIMIT = (1 << WIN_BITS) - 1;
+
+    public static long enterWin(int mnum) {
+        if (!on) return -1;
+        Thread t = Thread.currentThread();
+        long w = t.hprofWin;
+        t.hprofWin = w >>> WIN_BITS | (long) (mnum < WIN_LIMIT ? mnum + 1 : 0) << WIN_TOP;
+        return w;
+    }
+
+    public static void exitWin(long w) {
+        if (w >= 0) Thread.currentThread().hprofWin = w;
+    }
+
+    public static void resumeWin(long w, int mnum) {
+        if (w < 0) {
+            if (!on) return;
+            w = 0;
+        }
+        Thread.currentThread().hprofWin =
+                w >>> WIN_BITS | (long) (mnum < WIN_LIMIT ? mnum + 1 : 0) << WIN_TOP;
+    }
+
+    /* Caller j (0: the direct caller) in a window: its method number, -1 if
+     * unknown. */
+    private static int caller(long w, int j) {
+        return (int) (w >>> (WIN_TOP - WIN_BITS * j) & WIN_LIMIT) - 1;
+    }
+
+    /* The shadow stack (depth 5..31): method numbers in the thread's hprofStk,
      * hprofSp of them. enter pushes the method and returns the height below
      * it, which the rewriter keeps in a local of the method: exit puts it
      * back before each return, resume puts it back plus one at the start of
@@ -287,14 +351,14 @@ public final class HprofSites {
     /* The inner arrays of a multianewarray: the arrays one level down count
      * at the next site index (the agent numbered every level). They are
      * fresh, so every non-null element is one of them. */
-    private void inner(Object[] a, int next) {
+    private void inner(Object[] a, int next, long ctx) {
         int idx = next >>> 5;
         for (Object e : a) {
             if (e == null) return; /* the last dimension given was reached */
             int k = kindOf(e);
             int site = idx << 5 | (k == KIND_REF ? MULTI : 0) | k;
-            count(site, size(e, k), e);
-            if (k == KIND_REF) inner((Object[]) e, site + 32);
+            count(site, ctx, size(e, k), e);
+            if (k == KIND_REF) inner((Object[]) e, site + 32, ctx);
         }
     }
 
@@ -310,8 +374,8 @@ public final class HprofSites {
         return 0;
     }
 
-    private void count(int site, long b, Object arr) {
-        int slot = slot(site);
+    private void count(int site, long ctx, long b, Object arr) {
+        int slot = STACK ? slotOnStack(site) : slot(site, ctx < 0 ? 0 : ctx & CTX_MASK);
         if (slot < 0) return;
         long c = ++cnt[slot];
         bytes[slot] += b;
@@ -389,25 +453,32 @@ public final class HprofSites {
         siteClass = a;
     }
 
-    /* The slot of (site, shadow stack top and callers), created if new; -1
-     * when out of memory. */
-    private int slot(int site) {
-        int w = W;
-        if (w == 1) {
-            if (site == lastSite) return lastSlot;
-            int h = site * 0x9E3779B1;
-            int mask = index.length - 1;
-            for (int p = (h ^ h >>> 15) & mask;; p = (p + 1) & mask) {
-                int e = index[p] - 1;
-                if (e < 0) e = newSlot(site, p);
-                else if (keys[e] != site) continue;
-                if (e >= 0) {
-                    lastSite = site;
-                    lastSlot = e;
-                }
-                return e;
+    /* The slot of (site, window of callers), created if new; -1 when out of
+     * memory. With depth 1 the window is always 0. */
+    private int slot(int site, long ctx) {
+        if (site == lastSite && ctx == lastCtx) return lastSlot;
+        int mask = index.length - 1;
+        for (int p = hash(site, ctx) & mask;; p = (p + 1) & mask) {
+            int e = index[p] - 1;
+            if (e < 0) e = newSlot(site, ctx, p);
+            else if (keys[e * W] != site || ctxs[e] != ctx) continue;
+            if (e >= 0) {
+                lastSite = site;
+                lastCtx = ctx;
+                lastSlot = e;
             }
+            return e;
         }
+    }
+
+    private static int hash(int site, long ctx) {
+        int h = site * 0x9E3779B1 ^ (int) (ctx ^ ctx >>> 32) * 0x85EBCA6B;
+        return h ^ h >>> 15;
+    }
+
+    /* The slot of (site, shadow stack top and callers), created if new. */
+    private int slotOnStack(int site) {
+        int w = W;
         Thread t = Thread.currentThread();
         int[] st = t.hprofStk;
         int top = t.hprofSp - 1;
@@ -426,7 +497,13 @@ public final class HprofSites {
         return e;
     }
 
-    /* The slot of (site, callers), by hash; created if new. */
+    private static int stackHash(int[] k, int b, int w) {
+        int h = k[b];
+        for (int j = 0; j < w - 1; j++) h = h * 0x9E3779B1 + k[b + 1 + j];
+        return h ^ h >>> 15;
+    }
+
+    /* The slot of (site, callers on the stack), by hash; created if new. */
     private int find(int site, int[] st, int top) {
         int w = W;
         int h = site;
@@ -435,7 +512,7 @@ public final class HprofSites {
         int mask = index.length - 1;
         for (int p = h & mask;; p = (p + 1) & mask) {
             int e = index[p] - 1;
-            if (e < 0) return newSlot(site, p);
+            if (e < 0) return newSlot(site, 0, p);
             int b = e * w;
             if (keys[b] != site) continue;
             int j = 0;
@@ -444,22 +521,33 @@ public final class HprofSites {
         }
     }
 
-    private int newSlot(int site, int p) {
+    /* Key ints after the site: the allocating method (TOP when it is the
+     * site's own, as with the window), then the callers, -1 if unknown. */
+    private static final int TOP = -2;
+
+    private int newSlot(int site, long ctx, int p) {
         int e = n, w = W;
         try {
             if (e == cnt.length) grow();
             if (2 * (e + 1) > index.length) {
                 rehash(2 * index.length);
-                return slot(site);
+                return STACK ? slotOnStack(site) : slot(site, ctx);
             }
         } catch (OutOfMemoryError oom) {
             return -1;
         }
-        Thread t = Thread.currentThread();
-        int[] st = t.hprofStk;
-        int b = e * w, top = t.hprofSp - 1;
+        int b = e * w;
         keys[b] = site;
-        for (int j = 0; j < w - 1; j++) keys[b + 1 + j] = frame(st, top, j);
+        if (STACK) {
+            Thread t = Thread.currentThread();
+            int[] st = t.hprofStk;
+            int top = t.hprofSp - 1;
+            for (int j = 0; j < w - 1; j++) keys[b + 1 + j] = frame(st, top, j);
+        } else if (w > 1) {
+            keys[b + 1] = TOP;
+            for (int j = 0; j < w - 2; j++) keys[b + 2 + j] = caller(ctx, j);
+        }
+        ctxs[e] = ctx;
         index[p] = e + 1;
         n = e + 1; /* volatile: the agent reads n, then the arrays */
         return e;
@@ -468,18 +556,21 @@ public final class HprofSites {
     private void grow() {
         int len = cnt.length, w = W;
         int[] k = new int[2 * len * w], ki = new int[2 * len];
-        long[] c = new long[2 * len], b = new long[2 * len];
+        long[] x = new long[2 * len], c = new long[2 * len], b = new long[2 * len];
         own(k);
         own(ki);
+        own(x);
         own(c);
         own(b);
         System.arraycopy(keys, 0, k, 0, len * w);
         System.arraycopy(kid, 0, ki, 0, len);
+        System.arraycopy(ctxs, 0, x, 0, len);
         System.arraycopy(cnt, 0, c, 0, len);
         System.arraycopy(bytes, 0, b, 0, len);
         /* Published after their contents, before a larger n. */
         keys = k;
         kid = ki;
+        ctxs = x;
         cnt = c;
         bytes = b;
     }
@@ -489,11 +580,8 @@ public final class HprofSites {
         own(idx);
         int w = W, mask = size - 1;
         for (int e = 0; e < n; e++) {
-            int b = e * w;
-            int h = keys[b];
-            if (w == 1) h *= 0x9E3779B1;
-            else for (int j = 0; j < w - 1; j++) h = h * 0x9E3779B1 + keys[b + 1 + j];
-            int p = (h ^ h >>> 15) & mask;
+            int h = STACK ? stackHash(keys, e * w, w) : hash(keys[e * w], ctxs[e]);
+            int p = h & mask;
             while (idx[p] != 0) p = (p + 1) & mask;
             idx[p] = e + 1;
         }
@@ -589,6 +677,9 @@ public final class HprofSites {
         PENDING = U.staticFieldOffset(f);
         int depth = config(0);
         W = depth > 1 ? 1 + depth : 1;
+        STACK = config(4) != 0;
+        int callers = STACK || W == 1 ? 0 : W - 2;
+        CTX_MASK = callers == 0 ? 0 : ((1L << WIN_BITS * callers) - 1) << (63 - WIN_BITS * callers);
         EXACT = config(1);
         SAMPLE_MASK = config(2) - 1;
         ALIGN_MASK = config(3) - 1;
@@ -609,7 +700,7 @@ public final class HprofSites {
      * starts (JVM TI ThreadStart, before its first frame) or runs at VM
      * init. */
     static void giveStack(Thread t) {
-        if (W > 1 && t.hprofStk == null) growStack(t, 0, 1024);
+        if (STACK && t.hprofStk == null) growStack(t, 0, 1024);
     }
 
     /* On the ending thread: forgets its state, which the agent reads one

@@ -8,6 +8,7 @@ package java.lang;
 
 public class Thread implements Runnable {
     HprofSites hprofSites;
+    long hprofWin;
     int[] hprofStk;
     int hprofSp;
 
