@@ -51,6 +51,9 @@ public final class HprofSites {
 
     /* Threads with pending instance tags: objInit does nothing while 0. */
     private static volatile int pending;
+    /* The class's lock (lock()), and its offset in the static base. */
+    private static volatile int locked;
+    private static long LOCKED;
     /* Site index (site >> 5) -> class of its objects, once a tag saw it. */
     private static volatile Class<?>[] siteClass = new Class<?>[1024];
 
@@ -300,7 +303,16 @@ public final class HprofSites {
      * until it has room for entry `top`; entries below that were never
      * stored (a stack made mid-thread) read -1, unknown. The old one when
      * memory is short. */
-    private static synchronized int[] growStack(Thread t, int top, int first) {
+    private static int[] growStack(Thread t, int top, int first) {
+        lock();
+        try {
+            return grownStack(t, top, first);
+        } finally {
+            unlock();
+        }
+    }
+
+    private static int[] grownStack(Thread t, int top, int first) {
         int[] st = t.hprofStk;
         int len = st == null ? first : st.length;
         while (top >= len && len < 1 << 29) len *= 2;
@@ -440,7 +452,16 @@ public final class HprofSites {
         if (n == 0) U.getAndAddInt(STATICS, PENDING, -1);
     }
 
-    private static synchronized void learn(int si, Class<?> c) {
+    private static void learn(int si, Class<?> c) {
+        lock();
+        try {
+            learned(si, c);
+        } finally {
+            unlock();
+        }
+    }
+
+    private static void learned(int si, Class<?> c) {
         Class<?>[] a = siteClass;
         if (si >= a.length) {
             int len = a.length;
@@ -656,7 +677,8 @@ public final class HprofSites {
     private static HprofSites register() {
         if (!engaged) return null;
         Thread t = Thread.currentThread();
-        synchronized (HprofSites.class) {
+        lock();
+        try {
             if (t.hprofSites != null) return t.hprofSites;
             HprofSites s = new HprofSites(t);
             try {
@@ -675,7 +697,25 @@ public final class HprofSites {
             all[nAll++] = s;
             t.hprofSites = s;
             return s;
+        } finally {
+            unlock();
         }
+    }
+
+    /* The lock of the thread registry, siteClass and stack growth: a spin
+     * lock, not a monitor. Its holders never block, while on JDK 24+ a
+     * virtual thread waiting for a monitor unmounts and needs the
+     * VirtualThread-unblocker thread to run again, and that thread
+     * allocates (rewritten JDK code), so it may need this lock first:
+     * with `synchronized` here, test_virtual_threads hung about one run in
+     * 30. Waiters spin without yielding, so a virtual thread keeps its
+     * carrier; holders are mounted and finish. */
+    private static void lock() {
+        while (!U.compareAndSetInt(STATICS, LOCKED, 0, 1)) Thread.onSpinWait();
+    }
+
+    private static void unlock() {
+        U.putIntVolatile(STATICS, LOCKED, 0);
     }
 
     /* ---- called by the agent through JNI ---- */
@@ -686,6 +726,7 @@ public final class HprofSites {
         java.lang.reflect.Field f = HprofSites.class.getDeclaredField("pending");
         STATICS = U.staticFieldBase(f);
         PENDING = U.staticFieldOffset(f);
+        LOCKED = U.staticFieldOffset(HprofSites.class.getDeclaredField("locked"));
         int depth = config(0);
         W = depth > 1 ? 1 + depth : 1;
         STACK = config(4) != 0;
@@ -716,7 +757,17 @@ public final class HprofSites {
 
     /* On the ending thread: forgets its state, which the agent reads one
      * last time (null if it had none), and its shadow stack. */
-    static synchronized HprofSites retire() {
+    static HprofSites retire() {
+        if (!engaged) return null;
+        lock();
+        try {
+            return retired();
+        } finally {
+            unlock();
+        }
+    }
+
+    private static HprofSites retired() {
         Thread t = Thread.currentThread();
         t.hprofStk = null;
         HprofSites s = t.hprofSites;
@@ -734,9 +785,15 @@ public final class HprofSites {
         return s;
     }
 
-    static synchronized HprofSites[] states() {
-        HprofSites[] a = new HprofSites[nAll];
-        System.arraycopy(all, 0, a, 0, nAll);
-        return a;
+    static HprofSites[] states() {
+        if (!engaged) return new HprofSites[0];
+        lock();
+        try {
+            HprofSites[] a = new HprofSites[nAll];
+            System.arraycopy(all, 0, a, 0, nAll);
+            return a;
+        } finally {
+            unlock();
+        }
     }
 }

@@ -3,9 +3,10 @@
  * loader's java.lang package (java.base) before any Java code runs, so every
  * class, java.base included, can call it: java.lang is exported to all and
  * every module reads java.base. It is never rewritten itself, and it calls no
- * rewritten code: only itself, natives (Thread.currentThread,
- * System.identityHashCode, System.arraycopy) and its own
- * natives. Anything else would recurse into the tracker.
+ * rewritten code once engaged: only itself, natives (Thread.currentThread,
+ * System.identityHashCode, System.arraycopy, Unsafe's compare-and-set),
+ * intrinsics (Thread.onSpinWait) and its own natives. Anything else would
+ * recurse into the tracker.
  *
  * cpu=times: each thread owns one instance (found through a lock-free table
  * keyed by the Thread object) holding a shadow stack and a table of traces,
@@ -27,6 +28,7 @@
  */
 package java.lang;
 
+import jdk.internal.misc.Unsafe;
 import jdk.internal.vm.annotation.DontInline;
 
 public final class HprofTracker {
@@ -43,13 +45,18 @@ public final class HprofTracker {
      * engagement (natives cannot be called earlier, see engaged). */
     private static int DEPTH;
     /* Thread -> state, open addressing, published whole; GONE marks a
-     * retired slot. Only written under the class lock. */
+     * retired slot. Only written under the class's lock (lock()). */
     private static volatile HprofTracker[] table = new HprofTracker[64];
     private static int used; /* slots not null, GONE included */
     /* The states of running threads, for the agent. */
     private static HprofTracker[] all = new HprofTracker[16];
     private static int nAll, nextId;
     private static Thread registering;
+    /* The lock, and where it is for Unsafe: set at engagement. */
+    private static volatile int locked;
+    private static Unsafe U;
+    private static Object STATICS;
+    private static long LOCKED;
     private static HprofTracker last; /* the state current() found last */
     private static final HprofTracker GONE = new HprofTracker(null, -1);
 
@@ -484,16 +491,30 @@ public final class HprofTracker {
 
     /* ---- thread table ---- */
 
-    private static synchronized HprofTracker register(Thread t) {
+    private static HprofTracker register(Thread t) {
         /* Registration runs no rewritten code; should that ever change,
-         * this keeps it from recursing. */
+         * this keeps it from recursing (and from waiting for its own lock). */
         if (registering == t) return null;
+        lock();
         registering = t;
         try {
             return add(t);
         } finally {
             registering = null;
+            unlock();
         }
+    }
+
+    /* A spin lock, not a monitor, for the same reason as HprofSites.lock:
+     * on JDK 24+ a virtual thread waiting for a monitor needs the
+     * VirtualThread-unblocker thread, which runs rewritten code that may
+     * need this lock. Holders never block; waiters spin on their carrier. */
+    private static void lock() {
+        while (!U.compareAndSetInt(STATICS, LOCKED, 0, 1)) Thread.onSpinWait();
+    }
+
+    private static void unlock() {
+        U.putIntVolatile(STATICS, LOCKED, 0);
     }
 
     private static HprofTracker add(Thread t) {
@@ -549,7 +570,11 @@ public final class HprofTracker {
 
     /* ---- called by the agent through JNI ---- */
 
-    static void engage() {
+    static void engage() throws Exception {
+        U = Unsafe.getUnsafe();
+        java.lang.reflect.Field f = HprofTracker.class.getDeclaredField("locked");
+        STATICS = U.staticFieldBase(f);
+        LOCKED = U.staticFieldOffset(f);
         DEPTH = depth();
         cpuTime(); /* links it now: linking runs rewritten Java code */
         engaged = true;
@@ -558,7 +583,17 @@ public final class HprofTracker {
     /* On the ending thread: closes its last interval, frees its slot and
      * forgets the state, which the agent reads one last time. Null if the
      * thread had none. */
-    static synchronized HprofTracker retire() {
+    static HprofTracker retire() {
+        if (!engaged) return null;
+        lock();
+        try {
+            return retired();
+        } finally {
+            unlock();
+        }
+    }
+
+    private static HprofTracker retired() {
         Thread t = Thread.currentThread();
         HprofTracker[] tab = table;
         int mask = tab.length - 1;
@@ -578,9 +613,15 @@ public final class HprofTracker {
     }
 
     /* The states of the running threads. */
-    static synchronized HprofTracker[] states() {
-        HprofTracker[] a = new HprofTracker[nAll];
-        System.arraycopy(all, 0, a, 0, nAll);
-        return a;
+    static HprofTracker[] states() {
+        if (!engaged) return new HprofTracker[0];
+        lock();
+        try {
+            HprofTracker[] a = new HprofTracker[nAll];
+            System.arraycopy(all, 0, a, 0, nAll);
+            return a;
+        } finally {
+            unlock();
+        }
     }
 }

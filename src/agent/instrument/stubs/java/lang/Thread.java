@@ -14,6 +14,8 @@ public class Thread implements Runnable {
 
     public static native Thread currentThread();
 
+    public static void onSpinWait() {}
+
     @Override
     public void run() {}
 }
