@@ -210,7 +210,7 @@ static void local_insn(mctx *m, int store)
 static uint16_t push_alloc_local(mctx *m)
 {
     const struct bci_hooks *h = m->x->h;
-    if (!h->alloc_local || !h->entry_local) return 0;
+    if (!h->alloc_local) return 0; /* check_hooks: only with entry_local */
     if (m->local >= 0)
         local_insn(m, 0);
     else
