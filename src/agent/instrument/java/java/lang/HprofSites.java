@@ -219,7 +219,7 @@ public final class HprofSites {
      * load, one store per call, one store per return. Before the agent
      * engages enterWin returns -1, which exitWin ignores and resumeWin
      * takes as unknown callers. A method numbered beyond the window's 21
-     * bits shows as unknown. */
+     * bits is an unknown caller (its traces end before it). */
     private static final int WIN_BITS = 21, WIN_TOP = 42, WIN_LIMIT = (1 << WIN_BITS) - 1;
 
     public static long enterWin(int mnum) {
