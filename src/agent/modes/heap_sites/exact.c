@@ -133,6 +133,12 @@ JNIEXPORT void JNICALL Java_java_lang_HprofSites_own(JNIEnv *jni, jclass k, jobj
     (*hp.jvmti)->SetTag(hp.jvmti, o, (jlong)hp_objid_new(0));
 }
 
+/* Callers from the shadow stack (deeper than the window holds). */
+static bool on_stack(void)
+{
+    return hp.opt.depth > HP_SITES_WINDOW_DEPTH;
+}
+
 JNIEXPORT jint JNICALL Java_java_lang_HprofSites_config(JNIEnv *jni, jclass k, jint what)
 {
     (void)jni, (void)k;
@@ -146,7 +152,7 @@ JNIEXPORT jint JNICALL Java_java_lang_HprofSites_config(JNIEnv *jni, jclass k, j
     case 3:
         return align;
     case 4:
-        return hp.opt.depth > HP_SITES_WINDOW_DEPTH; /* callers from the shadow stack */
+        return on_stack();
     default:
         return what >= 10 && what < 19   ? base[what - 10]
                : what >= 20 && what < 29 ? shift[what - 20]
@@ -299,11 +305,6 @@ static const struct bci_field thread_fields[] = {{"hprofSites", "Ljava/lang/Hpro
                                                  {"hprofSp", "I"},
                                                  {NULL, NULL}};
 
-static bool on_stack(void)
-{
-    return hp.opt.depth > HP_SITES_WINDOW_DEPTH;
-}
-
 bool hp_sites_exact_on_load(struct hp_setup *s)
 {
     if (!s->potential.can_generate_vm_object_alloc_events || !s->potential.can_tag_objects ||
@@ -329,7 +330,8 @@ bool hp_sites_exact_on_load(struct hp_setup *s)
         .invoke_desc = "(Ljava/lang/Object;I)V",
         .site_number = hp_bsite_number,
         .invoke_number = hp_bsite_invoke,
-        /* Each thread's tracker state and shadow stack, one load away. */
+        /* Each thread's tracker state, caller window and shadow stack, one
+         * load away. */
         .field_class = "java/lang/Thread",
         .fields = thread_fields,
         .class_name = HP_SITES_CLASS,
