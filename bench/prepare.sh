@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prepares one JDK's benchmark inputs under bench/work: the minimal MethodEntry/Exit agent,
+# Prepares one JDK's benchmark inputs under bench/work: the minimal comparison agents (agents/*.c),
 # the generated inputs, the compiled drivers and the javac source tree with its file lists.
 # Usage: bench/prepare.sh <scale> <feature> <java-home>
 set -euo pipefail
@@ -7,11 +7,13 @@ cd "$(dirname "$0")"
 scale=$1 feature=$2 jdk=$3
 mkdir -p work/agents work/inputs
 
-agent=work/agents/libmethodevents.so
-if [ ! -f "$agent" ] || [ agents/methodevents.c -nt "$agent" ]; then
-    cc -std=c11 -O2 -Wall -Wextra -Werror -shared -fPIC -I"$jdk/include" -I"$jdk/include/linux" \
-        -o "$agent" agents/methodevents.c
-fi
+for src in agents/*.c; do
+    agent=work/agents/lib$(basename "$src" .c).so
+    if [ ! -f "$agent" ] || [ "$src" -nt "$agent" ]; then
+        cc -std=c11 -O2 -Wall -Wextra -Werror -shared -fPIC -I"$jdk/include" -I"$jdk/include/linux" \
+            -o "$agent" "$src"
+    fi
+done
 
 python3 lib/gen_inputs.py work/inputs "$scale"
 

@@ -1,12 +1,13 @@
 """Turns a raw results directory (runs.jsonl, heapdump.jsonl, meta.json) into report.md and
 report.json: per JDK and mode, a table of medians and ratios against the baseline of the same
-run, and the geometric mean of the ratios over programs.
+run, and the geometric mean of the ratios over programs, each with a bootstrap 95% interval.
 
 Usage: report.py <raw-dir>
 """
 import json
 import math
 import os
+import random
 import statistics
 import sys
 
@@ -32,7 +33,7 @@ def cells(runs):
     for key, rs in groups.items():
         ok = [r for r in rs if r["status"] == "ok"]
         if ok and len(ok) == len(rs):
-            out[key] = {"reps": len(ok), "kind": rs[0]["kind"],
+            out[key] = {"reps": len(ok), "kind": rs[0]["kind"], "walls": [r["wall_s"] for r in ok],
                         "wall_s": statistics.median(r["wall_s"] for r in ok),
                         "maxrss_mb": statistics.median(mb(r["maxrss_kb"], 1024) for r in ok),
                         "output_mb": statistics.median(mb(r["output_bytes"], 1) for r in ok)}
@@ -50,30 +51,59 @@ def last_line(text):
     return lines[-1][:160] if lines else ""
 
 
+BOOTSTRAP = 2000
+
+
+def geomean(values):
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+def bootstrap(pairs, rng):
+    """95% percentile interval of the geometric mean of ratio-of-medians over (mode walls,
+    baseline walls) pairs, each resampled with replacement: the spread the run's own noise
+    allows. None when a side has a single run."""
+    if any(len(m) < 2 or len(b) < 2 for m, b in pairs):
+        return None
+    stats = sorted(geomean([statistics.median(rng.choices(m, k=len(m))) /
+                            statistics.median(rng.choices(b, k=len(b))) for m, b in pairs])
+                   for _ in range(BOOTSTRAP))
+    return stats[int(0.025 * BOOTSTRAP)], stats[int(0.975 * BOOTSTRAP) - 1]
+
+
 def ratios(summary):
-    """Adds ratio and RSS delta to every mode cell that has a baseline, and a lower bound
-    (ratio_gt) to stopped ones. Returns {(jdk, mode, kind): (geomean, is_lower_bound)} with kind
-    "program" (the real programs: what the issues' goals are about) or "micro"; stopped programs
-    enter the geometric mean with their lower bound."""
-    geo = {}
-    for (jdk, program, mode), c in summary.items():
+    """Adds ratio, its interval and RSS delta to every mode cell that has a baseline, and a lower
+    bound (ratio_gt) to stopped ones. Returns {(jdk, mode, kind): (geomean, is_lower_bound,
+    interval)} with kind "program" (the real programs: what the issues' goals are about) or
+    "micro"; stopped programs enter the geometric mean with their lower bound (and no interval)."""
+    geo, rng = {}, random.Random(1)
+    for (jdk, program, mode), c in sorted(summary.items()):
         base = summary.get((jdk, program, "baseline"))
         if mode == "baseline" or not base or "na" in base:
             continue
         key = (jdk, mode, c["kind"])
         if "stopped_s" in c:
             c["ratio_gt"] = c["stopped_s"] / base["wall_s"]
-            geo.setdefault(key, []).append((c["ratio_gt"], True))
+            geo.setdefault(key, []).append((c["ratio_gt"], None))
         elif "na" not in c:
             c["ratio"] = c["wall_s"] / base["wall_s"]
+            c["ratio_ci"] = bootstrap([(c["walls"], base["walls"])], rng)
             c["rss_delta_mb"] = c["maxrss_mb"] - base["maxrss_mb"]
-            geo.setdefault(key, []).append((c["ratio"], False))
-    return {k: (math.exp(sum(math.log(r) for r, _ in v) / len(v)), any(b for _, b in v)) for k, v in geo.items()}
+            geo.setdefault(key, []).append((c["ratio"], (c["walls"], base["walls"])))
+    out = {}
+    for k, v in geo.items():
+        lower_bound = any(p is None for _, p in v)
+        ci = None if lower_bound else bootstrap([p for _, p in v], rng)
+        out[k] = (geomean([r for r, _ in v]), lower_bound, ci)
+    return out
+
+
+def ci_text(ci):
+    return f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else ""
 
 
 def geo_text(geo):
-    value, lower_bound = geo
-    return f"> {value:.2f}" if lower_bound else f"{value:.2f}"
+    value, lower_bound, ci = geo
+    return f"> {value:.2f}" if lower_bound else f"{value:.2f}{ci_text(ci)}"
 
 
 def mode_tables(summary, geo, modes, programs):
@@ -116,7 +146,7 @@ def mode_tables(summary, geo, modes, programs):
             for p, c in rows:
                 base = summary.get((j, p, "baseline"), {})
                 if "ratio" in c:
-                    lines.append(f"| {p} | {base['wall_s']:.2f} | {c['wall_s']:.2f} | {c['ratio']:.2f} | "
+                    lines.append(f"| {p} | {base['wall_s']:.2f} | {c['wall_s']:.2f} | {c['ratio']:.2f}{ci_text(c['ratio_ci'])} | "
                                  f"{c['rss_delta_mb']:+.0f} | {c['output_mb']:.1f} | {c['reps']} |")
                 elif "ratio_gt" in c:
                     lines.append(f"| {p} | {base['wall_s']:.2f} | > {c['stopped_s']:.2f} | > {c['ratio_gt']:.1f} "
@@ -185,6 +215,7 @@ def main():
              "configurations interleaved rep-major",
              f"- command: `{meta['command']}`", "",
              "Ratios are wall time with the mode / wall time without an agent, medians from this run; "
+             "[a, b] is a bootstrap 95% interval of a ratio, from this run's repetitions; "
              "\"> R\" marks a run stopped at the --max-ratio limit, and a geometric mean that includes one "
              "is a lower bound. "
              "Peak RSS delta compares median peak RSS (ru_maxrss) with the baseline's; output is the "
@@ -200,8 +231,10 @@ def main():
     lines += hd_lines
     with open(os.path.join(raw, "report.md"), "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
-    data = {"meta": meta, "geomean": {f"{j}/{m}/{k}": {"value": v, "lower_bound": b} for (j, m, k), (v, b) in geo.items()},
-            "cells": [{"jdk": j, "program": p, "mode": m, **c} for (j, p, m), c in summary.items()],
+    data = {"meta": meta, "geomean": {f"{j}/{m}/{k}": {"value": v, "lower_bound": b, "interval95": ci}
+                                      for (j, m, k), (v, b, ci) in geo.items()},
+            "cells": [{"jdk": j, "program": p, "mode": m, **{f: x for f, x in c.items() if f != "walls"}}
+                      for (j, p, m), c in summary.items()],
             "heapdump": hd}
     with open(os.path.join(raw, "report.json"), "w", encoding="utf-8") as f:
         json.dump(data, f, indent=1)

@@ -75,7 +75,8 @@ def main():
               "classes": os.path.join(work, "classes", args.feature),
               "inputs": os.path.join(work, "inputs"),
               "agent": args.agent,
-              "methodevents": os.path.join(work, "agents", "libmethodevents.so")}
+              "methodevents": os.path.join(work, "agents", "libmethodevents.so"),
+              "sampledalloc": os.path.join(work, "agents", "libsampledalloc.so")}
     all_modes, all_programs = conf.modes(), conf.programs()
     modes = args.modes.split(",")
     programs = args.programs.split(",")
@@ -101,7 +102,7 @@ def main():
                 for mode in modes[shift:] + modes[:shift]:
                     if mode in skip or (program, mode) in skip:
                         continue
-                    missing = [p for p in ("agent", "methodevents")
+                    missing = [p for p in ("agent", "methodevents", "sampledalloc")
                                if "{%s}" % p in all_modes[mode] and not os.path.exists(values[p])]
                     rundir = os.path.join(work, "runs", args.feature, program, mode)
                     if missing:
