@@ -5,6 +5,7 @@ Usage: runmatrix.py --jdk HOME --feature N --raw DIR --programs a,b --modes a,b 
                     --reps N --scale S [--warmup] [--timeout SEC] [--slowdown R]
 """
 import argparse
+import glob
 import json
 import os
 import re
@@ -74,9 +75,10 @@ def main():
     values = {"scale": args.scale, "feature": args.feature, "bench": conf.BENCH, "work": work,
               "classes": os.path.join(work, "classes", args.feature),
               "inputs": os.path.join(work, "inputs"),
-              "agent": args.agent,
-              "methodevents": os.path.join(work, "agents", "libmethodevents.so"),
-              "sampledalloc": os.path.join(work, "agents", "libsampledalloc.so")}
+              "agent": args.agent}
+    # The minimal comparison agents, agents/<name>.c, built by prepare.sh; a mode names one as {<name>}.
+    agents = ["agent"] + sorted(os.path.basename(c)[:-2] for c in glob.glob(os.path.join(conf.BENCH, "agents", "*.c")))
+    values.update({a: os.path.join(work, "agents", f"lib{a}.so") for a in agents[1:]})
     all_modes, all_programs = conf.modes(), conf.programs()
     modes = args.modes.split(",")
     programs = args.programs.split(",")
@@ -102,7 +104,7 @@ def main():
                 for mode in modes[shift:] + modes[:shift]:
                     if mode in skip or (program, mode) in skip:
                         continue
-                    missing = [p for p in ("agent", "methodevents", "sampledalloc")
+                    missing = [p for p in agents
                                if "{%s}" % p in all_modes[mode] and not os.path.exists(values[p])]
                     rundir = os.path.join(work, "runs", args.feature, program, mode)
                     if missing:
