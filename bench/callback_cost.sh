@@ -16,19 +16,16 @@ while (($#)); do
     esac
     shift
 done
-case $jdk in
-    17) home=${JDK17_HOME:-/usr/lib/jvm/java-17-openjdk-amd64} ;;
-    25) home=${JDK25_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64} ;;
-    *) echo "--jdk must be 17 or 25" >&2; exit 2 ;;
-esac
+source lib/jdk_homes.sh
+[ -n "${home[$jdk]:-}" ] || { echo "--jdk must be 17 or 25" >&2; exit 2; }
 
 ./deps.sh
-./prepare.sh "$scale" "$jdk" "$home"
+./prepare.sh "$scale" "$jdk" "${home[$jdk]}"
 tree=$(mktemp -d)
 trap 'git worktree remove --force "$tree" >/dev/null 2>&1 || rm -rf "$tree"' EXIT
 git worktree add --detach "$tree" HEAD >/dev/null
 git -C "$tree" apply "$PWD/patches/callback-cpu.patch"
 cmake -S "$tree" -B "$tree/build" >/dev/null
 cmake --build "$tree/build" -j2 --target hprof_agent >/dev/null
-python3 lib/callback_cost.py --jdk "$home" --feature "$jdk" --agent "$tree/build/libhprof.so" \
+python3 lib/callback_cost.py --jdk "${home[$jdk]}" --feature "$jdk" --agent "$tree/build/libhprof.so" \
     --reps "$reps" --scale "$scale"

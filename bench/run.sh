@@ -32,8 +32,7 @@ case $jdk in
     17) jdks=(17) ;; 25) jdks=(25) ;; all) jdks=(17 25) ;;
     *) echo "--jdk must be 17, 25 or all" >&2; exit 2 ;;
 esac
-declare -A home=([17]=${JDK17_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
-                 [25]=${JDK25_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64})
+source lib/jdk_homes.sh
 
 ./deps.sh
 built=${HPROF_AGENT:-../build/libhprof.so}

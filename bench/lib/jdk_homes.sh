@@ -1,0 +1,5 @@
+# Sourced by the bench scripts: the measured JDKs' homes, by feature version.
+# JDK17_HOME / JDK25_HOME override the defaults.
+# shellcheck disable=SC2034 # used by the sourcing script
+declare -A home=([17]=${JDK17_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
+                 [25]=${JDK25_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64})
