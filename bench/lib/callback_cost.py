@@ -24,9 +24,7 @@ def main():
     ap.add_argument("--reps", type=int, default=1)
     ap.add_argument("--scale", default="1")
     args = ap.parse_args()
-    work = os.path.join(conf.BENCH, "work")
-    values = {"scale": args.scale, "feature": args.feature, "bench": conf.BENCH, "work": work,
-              "classes": os.path.join(work, "classes", args.feature), "inputs": os.path.join(work, "inputs")}
+    values = conf.placeholders(args.scale, args.feature)
     print("| program | rep | samples | callback CPU s | process CPU s | share | µs per sample |")
     print("|---|---|---|---|---|---|---|")
     for rep in range(args.reps):

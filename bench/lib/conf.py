@@ -26,6 +26,15 @@ def programs():
     return {row[0]: (row[1], row[2]) for row in read_table("programs.conf")}
 
 
+WORK = os.path.join(BENCH, "work")
+
+
+def placeholders(scale, feature):
+    """The placeholders every programs.conf line may use (see its header)."""
+    return {"scale": scale, "feature": feature, "bench": BENCH, "work": WORK,
+            "classes": os.path.join(WORK, "classes", feature), "inputs": os.path.join(WORK, "inputs")}
+
+
 def fill(template, values):
     """Splits a template into arguments and substitutes {placeholders}."""
     return [arg.format(**values) for arg in shlex.split(template)]

@@ -71,11 +71,8 @@ def main():
     ap.add_argument("--slowdown", type=float, default=40, help="runs are stopped at this ratio to the baseline")
     args = ap.parse_args()
 
-    work = os.path.join(conf.BENCH, "work")
-    values = {"scale": args.scale, "feature": args.feature, "bench": conf.BENCH, "work": work,
-              "classes": os.path.join(work, "classes", args.feature),
-              "inputs": os.path.join(work, "inputs"),
-              "agent": args.agent}
+    work = conf.WORK
+    values = dict(conf.placeholders(args.scale, args.feature), agent=args.agent)
     # The minimal comparison agents, agents/<name>.c, built by prepare.sh; a mode names one as {<name>}.
     agents = ["agent"] + sorted(os.path.basename(c)[:-2] for c in glob.glob(os.path.join(conf.BENCH, "agents", "*.c")))
     values.update({a: os.path.join(work, "agents", f"lib{a}.so") for a in agents[1:]})
