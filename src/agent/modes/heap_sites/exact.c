@@ -91,6 +91,7 @@ JNIEXPORT jint JNICALL Java_java_lang_HprofSites_tag(JNIEnv *jni, jclass k, jobj
 {
     (void)k;
     jvmtiEnv *jvmti = hp.jvmti;
+    if (o == NULL) return -1; /* engage() links the native this way */
     if (kid <= 0) {
         jint buf[64];
         (*jni)->GetIntArrayRegion(jni, keys, at, width, buf);
@@ -120,6 +121,7 @@ JNIEXPORT jint JNICALL Java_java_lang_HprofSites_derive(JNIEnv *jni, jclass k, j
 {
     (void)jni, (void)k;
     char *sig = NULL;
+    if (c == NULL) return -1; /* engage() links the native this way */
     if ((*hp.jvmti)->GetClassSignature(hp.jvmti, c, &sig, NULL) != JVMTI_ERROR_NONE) return -1;
     int d = hp_bsite_derive(site, sig);
     (*hp.jvmti)->Deallocate(hp.jvmti, (unsigned char *)sig);

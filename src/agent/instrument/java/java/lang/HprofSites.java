@@ -744,6 +744,13 @@ public final class HprofSites {
         }
         own(all);
         own(siteClass);
+        /* Every native is linked before the hooks go live: the VM links a
+         * native on its first call through ClassLoader.findNative, Java code
+         * that allocates; live hooks would call the native being linked
+         * again, without end (StackOverflowError at VM start whenever the
+         * boot library map is not empty then, e.g. --module-path). */
+        tag(null, null, 0, 0, false);
+        derive(0, null);
         engaged = true;
         on = true;
     }
