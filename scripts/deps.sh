@@ -2,7 +2,9 @@
 # Installs the Debian packages the build and tests need, only when missing.
 # Usage: scripts/deps.sh [extra-package ...]
 set -euo pipefail
-pkgs=(cmake make gcc pkg-config libcmocka-dev openjdk-17-jdk-headless python3 cppcheck clang-format git "$@")
+# protobuf-c and zlib: hprof pprof
+pkgs=(cmake make gcc pkg-config libcmocka-dev openjdk-17-jdk-headless python3 cppcheck clang-format git
+      protobuf-c-compiler libprotobuf-c-dev zlib1g-dev "$@")
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

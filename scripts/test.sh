@@ -3,8 +3,9 @@
 # and an ASan+UBSan build (unit tests). Installs missing Debian packages first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# visualvm: its standalone HPROF reader checks our heap dumps (tests/heap_dump)
-scripts/deps.sh visualvm
+# visualvm: its standalone HPROF reader checks our heap dumps (tests/heap_dump);
+# golang-go: tests/profiles reads hprof's pprof files back with go tool pprof
+scripts/deps.sh visualvm golang-go
 export JAVA_HOME="${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}"
 jobs="$(nproc)"
 

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "render/commands.h"
 
 typedef int (*cmd_fn)(const hp_file *, const hp_opts *, FILE *, FILE *);
 
@@ -73,6 +74,7 @@ int main(int argc, char **argv)
         fputs(usage, stdout);
         return HP_EXIT_OK;
     }
+    if (hp_is_profile_command(argv[1])) return hp_profile_main(argc, argv);
     cmd_fn fn = NULL;
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name)) fn = commands[i].fn;

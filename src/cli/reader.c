@@ -69,7 +69,7 @@ int hp_open_mem(hp_file *f, const char *name, const uint8_t *buf, size_t len, hp
     return parse_header(f, err);
 }
 
-int hp_open(hp_file *f, const char *path, hp_error *err)
+int hp_map_file(hp_file *f, const char *path, hp_error *err)
 {
     memset(f, 0, sizeof *f);
     f->path = path;
@@ -94,6 +94,12 @@ int hp_open(hp_file *f, const char *path, hp_error *err)
         f->base = (const uint8_t *)"";
     }
     close(fd);
+    return 0;
+}
+
+int hp_open(hp_file *f, const char *path, hp_error *err)
+{
+    if (hp_map_file(f, path, err)) return -1;
     return parse_header(f, err);
 }
 

@@ -134,6 +134,9 @@ typedef struct {
 int hp_fail(hp_error *err, uint64_t offset, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Maps the file read-only without looking at its content. Returns 0 or -1
+ * (f->base is NULL then). */
+int hp_map_file(hp_file *f, const char *path, hp_error *err);
 /* Maps the file read-only and parses the header. Returns 0 or -1. */
 int hp_open(hp_file *f, const char *path, hp_error *err);
 /* Uses a caller-owned buffer instead of a file (tests, fuzzing). */

@@ -1,0 +1,184 @@
+/*
+ * Profiles from binary (format=b) files: every CPU SAMPLES record summed,
+ * the last ALLOC SITES record, frames and traces resolved through the
+ * record index. Frames are interned once per frame ID.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "index.h"
+#include "profile/load.h"
+
+typedef struct {
+    const hp_index *ix;
+    hp_profile *p;
+    hp_idmap cache; /* frame ID -> model frame */
+    uint32_t *frames;
+    size_t cap;
+} breader;
+
+static uint32_t model_frame(breader *b, uint64_t frame_id)
+{
+    const uint64_t *hit = hp_idmap_get(&b->cache, frame_id);
+    if (hit) return (uint32_t)*hit;
+    const uint64_t *at = hp_idmap_get(&b->ix->frames, frame_id);
+    uint32_t id;
+    if (!at) {
+        id = hp_profile_pseudo(b->p, "<Unknown Class>.<Unknown Method>", HP_FK_UNWALKABLE);
+    } else {
+        hp_record r;
+        hp_rec o;
+        char name[4096], *end;
+        hp_index_record(b->ix, *at, &r, &o);
+        if (!hp_index_class_name_by_serial(b->ix, o.frame.class_serial, name, sizeof name - 2))
+            strcpy(name, "<Unknown Class>");
+        size_t cls_len = strlen(name);
+        name[cls_len] = '.';
+        end = name + cls_len + 1;
+        hp_index_cstring(b->ix, o.frame.method_id, end, sizeof name - cls_len - 1,
+                         "<Unknown Method>");
+        const uint8_t *s;
+        uint32_t n;
+        hp_pframe f = {.func = hp_profile_string(b->p, name, strlen(name)),
+                       .cls_len = (uint32_t)cls_len,
+                       .line = o.frame.line == -1 ? HP_LINE_UNKNOWN : o.frame.line};
+        f.sig = hp_index_string(b->ix, o.frame.sig_id, &s, &n)
+                    ? hp_profile_string(b->p, (const char *)s, n)
+                    : 0;
+        f.source = hp_index_string(b->ix, o.frame.source_id, &s, &n)
+                       ? hp_profile_string(b->p, (const char *)s, n)
+                       : 0;
+        id = f.func == UINT32_MAX || f.sig == UINT32_MAX || f.source == UINT32_MAX
+                 ? UINT32_MAX
+                 : hp_profile_frame(b->p, &f);
+    }
+    if (id != UINT32_MAX && hp_idmap_put(&b->cache, frame_id, id) < 0) return UINT32_MAX;
+    return id;
+}
+
+/* The trace's frames into b->frames from slot `skip`; its depth and thread. */
+static int trace_frames(breader *b, uint32_t serial, size_t skip, uint32_t *depth, uint32_t *thread,
+                        uint64_t at_offset, hp_error *err)
+{
+    const uint64_t *at = hp_idmap_get(&b->ix->traces, serial);
+    if (!at) return hp_fail(err, at_offset, "cites TRACE %u, which the file does not have", serial);
+    hp_record r;
+    hp_rec o;
+    hp_index_record(b->ix, *at, &r, &o);
+    size_t need = skip + o.trace.nframes + 1;
+    if (need > b->cap) {
+        uint32_t *v = realloc(b->frames, need * 2 * sizeof *v);
+        if (!v) return hp_fail(err, at_offset, "out of memory");
+        b->frames = v;
+        b->cap = need * 2;
+    }
+    *depth = (uint32_t)skip;
+    *thread = o.trace.thread;
+    for (uint32_t i = 0; i < o.trace.nframes; i++)
+        b->frames[(*depth)++] = model_frame(b, hp_trace_frame(b->ix->f, &o, i));
+    if (o.trace.nframes == 0)
+        b->frames[(*depth)++] = hp_profile_pseudo(b->p, "[empty trace]", HP_FK_UNWALKABLE);
+    for (uint32_t i = (uint32_t)skip; i < *depth; i++)
+        if (b->frames[i] == UINT32_MAX) return hp_fail(err, at_offset, "out of memory");
+    return 0;
+}
+
+static int add_samples(breader *b, const hp_record *r, const hp_rec *o, uint64_t *stated,
+                       hp_error *err)
+{
+    stated[0] += o->samples.total;
+    for (uint32_t i = 0; i < o->samples.ntraces; i++) {
+        uint32_t count, serial, depth, thread;
+        hp_sample_at(o, i, &count, &serial);
+        if (trace_frames(b, serial, 0, &depth, &thread, r->offset, err)) return -1;
+        uint64_t v[HP_PVALUES] = {count};
+        if (hp_profile_add(b->p, b->frames, depth, thread, v))
+            return hp_fail(err, r->offset, "out of memory");
+    }
+    return 0;
+}
+
+static int add_sites(breader *b, const hp_record *r, const hp_rec *o, uint64_t *stated,
+                     hp_error *err)
+{
+    stated[0] = o->sites.alloc_instances;
+    stated[1] = o->sites.alloc_bytes;
+    stated[2] = o->sites.live_instances;
+    stated[3] = o->sites.live_bytes;
+    for (uint32_t i = 0; i < o->sites.nsites; i++) {
+        hp_site s;
+        uint32_t depth, thread;
+        char name[4096];
+        hp_site_at(o, i, &s);
+        if (trace_frames(b, s.trace, 1, &depth, &thread, r->offset, err)) return -1;
+        if (!hp_index_class_name_by_serial(b->ix, s.class_serial, name, sizeof name) &&
+            hp_type_name(s.array_type))
+            snprintf(name, sizeof name, "%s[]", hp_type_name(s.array_type));
+        hp_pframe cls = {.func = hp_profile_string(b->p, name, strlen(name)), .kind = HP_FK_ALLOC};
+        b->frames[0] = cls.func == UINT32_MAX ? UINT32_MAX : hp_profile_frame(b->p, &cls);
+        uint64_t v[HP_PVALUES] = {s.alloc_instances, s.alloc_bytes, s.live_instances, s.live_bytes};
+        if (b->frames[0] == UINT32_MAX || hp_profile_add(b->p, b->frames, depth, thread, v))
+            return hp_fail(err, r->offset, "out of memory");
+    }
+    return 0;
+}
+
+static int thread_names(const hp_index *ix, hp_profile *p)
+{
+    for (size_t i = 0; i < ix->threads.cap; i++) {
+        if (!ix->threads.used[i]) continue;
+        hp_record r;
+        hp_rec o;
+        const uint8_t *s;
+        uint32_t n;
+        hp_index_record(ix, ix->threads.vals[i], &r, &o);
+        if (!hp_index_string(ix, o.thread.name_id, &s, &n)) continue;
+        uint32_t id = hp_profile_string(p, (const char *)s, n);
+        if (id == UINT32_MAX || hp_idmap_put(&p->thread_names, o.thread.serial, id) < 0) return -1;
+    }
+    return 0;
+}
+
+static int read_kind(hp_profile_set *set, const hp_index *ix, int kind, hp_error *err)
+{
+    const hp_file *f = ix->f;
+    breader b = {.ix = ix, .p = &set->kinds[kind]};
+    uint64_t stated[HP_PVALUES] = {0}, pos = f->first_record;
+    hp_record r;
+    hp_rec o;
+    int rc = 0;
+    b.p->start_ms = f->timestamp_ms;
+    if (kind == HP_PK_SITES && ix->last_sites != UINT64_MAX) {
+        hp_index_record(ix, ix->last_sites, &r, &o);
+        b.p->duration_ms = r.time / 1000;
+        rc = add_sites(&b, &r, &o, stated, err);
+    }
+    while (kind == HP_PK_SAMPLES && rc == 0 && hp_next_record(f, &pos, &r, err) == 1) {
+        if (r.tag != HP_CPU_SAMPLES) continue;
+        hp_parse_record(f, &r, &o, err); /* the index has accepted every record */
+        b.p->duration_ms = r.time / 1000;
+        rc = add_samples(&b, &r, &o, stated, err);
+    }
+    if (rc == 0 && (thread_names(ix, b.p) || hp_profile_settle(b.p, stated)))
+        rc = hp_fail(err, 0, "out of memory");
+    hp_idmap_free(&b.cache);
+    free(b.frames);
+    return rc;
+}
+
+int hp_read_binary(hp_profile_set *set, const hp_file *f, hp_error *err)
+{
+    hp_index ix;
+    if (hp_index_build(&ix, f, 0, err)) {
+        hp_index_free(&ix);
+        return -1;
+    }
+    set->present[HP_PK_SAMPLES] = ix.last_samples != UINT64_MAX;
+    set->present[HP_PK_SITES] = ix.last_sites != UINT64_MAX;
+    int rc = 0;
+    for (int k = 0; k < HP_PK_NKINDS && rc == 0; k++)
+        if (set->present[k]) rc = read_kind(set, &ix, k, err);
+    hp_index_free(&ix);
+    return rc;
+}

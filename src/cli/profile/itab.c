@@ -1,0 +1,64 @@
+#include "profile/itab.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+uint64_t hp_hash_bytes(const void *p, size_t n, uint64_t seed)
+{
+    const uint8_t *b = p;
+    uint64_t h = seed ^ 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 0x100000001b3ull;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    return h;
+}
+
+uint32_t hp_itab_find(const hp_itab *t, uint64_t hash, hp_itab_eq eq, const void *ctx)
+{
+    if (t->cap == 0) return UINT32_MAX;
+    for (size_t i = hash & (t->cap - 1); t->index[i] != UINT32_MAX; i = (i + 1) & (t->cap - 1))
+        if (t->hash[i] == hash && eq(ctx, t->index[i])) return t->index[i];
+    return UINT32_MAX;
+}
+
+static void place(hp_itab *t, uint64_t hash, uint32_t index)
+{
+    size_t i = hash & (t->cap - 1);
+    while (t->index[i] != UINT32_MAX)
+        i = (i + 1) & (t->cap - 1);
+    t->index[i] = index;
+    t->hash[i] = hash;
+    t->len++;
+}
+
+static int grow(hp_itab *t)
+{
+    size_t cap = t->cap ? t->cap * 2 : 256;
+    hp_itab n = {malloc(cap * sizeof *n.index), malloc(cap * sizeof *n.hash), cap, 0};
+    if (!n.index || !n.hash) {
+        hp_itab_free(&n);
+        return -1;
+    }
+    memset(n.index, 0xff, cap * sizeof *n.index);
+    for (size_t i = 0; i < t->cap; i++)
+        if (t->index[i] != UINT32_MAX) place(&n, t->hash[i], t->index[i]);
+    hp_itab_free(t);
+    *t = n;
+    return 0;
+}
+
+int hp_itab_add(hp_itab *t, uint64_t hash, uint32_t index)
+{
+    if ((t->len + 1) * 4 > t->cap * 3 && grow(t) != 0) return -1;
+    place(t, hash, index);
+    return 0;
+}
+
+void hp_itab_free(hp_itab *t)
+{
+    free(t->index);
+    free(t->hash);
+    *t = (hp_itab){0};
+}

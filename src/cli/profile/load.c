@@ -1,0 +1,56 @@
+/* Format detection and the profile set. */
+#include "profile/load.h"
+
+#include <string.h>
+
+static void set_init(hp_profile_set *set, int format)
+{
+    memset(set, 0, sizeof *set);
+    set->format = format;
+    for (int k = 0; k < HP_PK_NKINDS; k++)
+        hp_profile_init(&set->kinds[k], k, format);
+}
+
+void hp_profile_set_free(hp_profile_set *set)
+{
+    for (int k = 0; k < HP_PK_NKINDS; k++)
+        hp_profile_free(&set->kinds[k]);
+}
+
+static int has_prefix(const uint8_t *buf, size_t len, const char *s)
+{
+    size_t n = strlen(s) + 1; /* with its NUL: the binary header string */
+    return len >= n && memcmp(buf, s, n) == 0;
+}
+
+int hp_profile_load_mem(hp_profile_set *set, const char *name, const uint8_t *buf, size_t len,
+                        hp_error *err)
+{
+    int binary =
+        has_prefix(buf, len, "JAVA PROFILE 1.0.1") || has_prefix(buf, len, "JAVA PROFILE 1.0.2");
+    set_init(set, binary ? HP_PFMT_BINARY : HP_PFMT_ASCII);
+    int rc;
+    if (binary) {
+        hp_file f;
+        rc = hp_open_mem(&f, name, buf, len, err);
+        if (rc == 0) rc = hp_read_binary(set, &f, err);
+        if (rc) {
+            hp_error e = *err;
+            hp_fail(err, e.offset, "%s at offset %llu", e.what, (unsigned long long)e.offset);
+        }
+    } else {
+        rc = hp_read_ascii(set, (const char *)buf, len, err);
+    }
+    if (rc) hp_profile_set_free(set);
+    return rc;
+}
+
+int hp_profile_load(hp_profile_set *set, const char *path, hp_error *err)
+{
+    hp_file f;
+    memset(set, 0, sizeof *set);
+    if (hp_map_file(&f, path, err)) return -2;
+    int rc = hp_profile_load_mem(set, path, f.base, (size_t)f.size, err);
+    hp_close(&f);
+    return rc;
+}

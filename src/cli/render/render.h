@@ -1,0 +1,24 @@
+/* Renderers of profiles: folded stacks, pprof, flame graph pages, diffs. */
+#ifndef HPROF_CLI_RENDER_RENDER_H
+#define HPROF_CLI_RENDER_RENDER_H
+
+#include <stdio.h>
+
+#include "profile/profile.h"
+#include "reader.h"
+
+typedef struct {
+    int value;          /* index of the value drawn / counted */
+    int threads;        /* one tree per thread */
+    int inverted;       /* flame: also (or only) the callers' view */
+    const char *title;  /* flame: page title */
+    double minwidth;    /* flame: percent of the total below which frames merge into their parent */
+    long interval_ms;   /* pprof: CPU SAMPLES period */
+    const char *source; /* name of the input, for titles */
+} hp_render_opts;
+
+/* Each returns 0, or -1 with err set (out of memory, write error). */
+int hp_render_collapsed(FILE *out, const hp_profile *p, const hp_render_opts *o, hp_error *err);
+int hp_render_pprof(FILE *out, const hp_profile *p, const hp_render_opts *o, hp_error *err);
+
+#endif

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Fuzzes the profile readers (ascii and binary) and every profile renderer
+# with libFuzzer (+ASan/UBSan).
+# Usage: tests/profiles/fuzz.sh [RUNS] [extra libFuzzer flags...]   (default 200000 runs)
+# New inputs go to build-fuzz-profiles/corpus (seeded from tests/profiles/corpus);
+# crashes are written as crash-*; copy them into tests/profiles/corpus so the
+# profiles_corpus unit test replays them.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+out="$root/build-fuzz-profiles"
+runs="${1:-200000}"
+shift || true
+mkdir -p "$out/corpus" "$out/gen/render"
+cp -n "$root"/tests/profiles/corpus/* "$out/corpus/" 2>/dev/null || true
+protoc-c --c_out="$out/gen/render" --proto_path="$root/src/cli/render" profile.proto
+srcs=$(ls "$root"/src/cli/*.c "$root"/src/cli/profile/*.c "$root"/src/cli/render/*.c |
+    grep -v -e '/main\.c$' -e '/commands\.c$')
+clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
+    -fno-sanitize-recover=all -I"$root/src/cli" -I"$out/gen" \
+    $srcs "$out/gen/render/profile.pb-c.c" "$root/tests/profiles/fuzz_profiles.c" \
+    -lprotobuf-c -lz -o "$out/fuzz_profiles"
+cd "$out"
+./fuzz_profiles -runs="$runs" -max_len=4096 -timeout=30 "$@" corpus

@@ -1,0 +1,215 @@
+"""The profile commands on the agent's own output: every mode in ascii and
+binary (ProfHot: hot() does three units of work for each of cold()'s, on two
+threads; allocBig() allocates 1000 byte[4096], allocSmall() 5000 Integer[2]).
+Totals are checked against the totals the files state, read here
+independently of hprof. Usage (from CTest):
+  profiles_test.py --java-home H --agent LIB --jar JAR --lib DIR --work DIR --cli HPROF"""
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import unittest
+
+ARGS = dict(zip(sys.argv[1::2], sys.argv[2::2]))
+sys.path.insert(0, ARGS["--lib"])
+import hproftest as ht  # noqa: E402
+
+# name -> agent options; every profile is generated once per run
+MODES = {
+    "samples_a": "cpu=samples",
+    "samples_b": "cpu=samples,format=b",
+    "samples_thread_a": "cpu=samples,thread=y",
+    "sites_samples_thread_b": "heap=sites,cpu=samples,thread=y,format=b",
+    "times_a": "cpu=times",
+    "old_a": "cpu=old",
+    "sites_a": "heap=sites",
+    "sites_b": "heap=sites,format=b",
+}
+KIND_VALUES = {"samples": ["samples"], "times": ["calls", "time"], "old": ["calls", "time"],
+               "sites": ["alloc-objects", "alloc-bytes", "live-objects", "live-bytes"]}
+
+
+def stated_totals(path):
+    """{kind: [total per value]} as the file states them."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data.startswith(b"JAVA PROFILE 1.0.2\0") or data.startswith(b"JAVA PROFILE 1.0.1\0"):
+        return binary_totals(ht.BinaryProfile(data))
+    return ascii_totals(data.decode("utf-8", "replace"))
+
+
+def binary_totals(prof):
+    out = {}
+    samples = prof.named("CPU SAMPLES")
+    if samples:
+        out["samples"] = [sum(struct.unpack_from(">I", b, 0)[0] for _, _, b in samples)]
+    sites = prof.named("ALLOC SITES")
+    if sites:
+        b = sites[-1][2]
+        live_bytes, live_objs, alloc_bytes, alloc_objs = struct.unpack_from(">IIQQ", b, 6)
+        out["sites"] = [alloc_objs, alloc_bytes, live_objs, live_bytes]
+    return out
+
+
+def ascii_totals(text):
+    out = {}
+    totals = [int(t) for t in re.findall(r"^CPU SAMPLES BEGIN \(total = (\d+)\)", text, re.M)]
+    if totals:
+        out["samples"] = [sum(totals)]
+    times = re.findall(r"^CPU TIME \(ms\) BEGIN \(total = (\d+)\)", text, re.M)
+    if times:
+        calls = re.findall(r"^CPU TIME \(ms\) BEGIN.*?^CPU TIME \(ms\) END", text, re.M | re.S)
+        ncalls = sum(int(m) for sec in calls
+                     for m in re.findall(r"^\s*\d+\s+\S+%\s+\S+%\s+(\d+) ", sec, re.M))
+        out["times"] = [ncalls, sum(int(t) for t in times)]
+    old = re.findall(r"^(\d+) \S.* (\d+)$", text, re.M) if "count callee caller time" in text else []
+    if old:
+        out["old"] = [sum(int(c) for c, _ in old), sum(int(t) for _, t in old)]
+    sites = re.findall(r"^SITES BEGIN.*?^SITES END", text, re.M | re.S)
+    if sites:
+        rows = re.findall(r"^\s*\d+\s+\S+%\s+\S+%\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+) ", sites[-1], re.M)
+        lb, lo, ab, ao = (sum(int(r[i]) for r in rows) for i in range(4))
+        out["sites"] = [ao, ab, lo, lb]
+    return out
+
+
+# pprof sample types per kind, and the factor from the hprof value they come from
+PPROF_TYPES = {
+    "samples": [("samples/count", 0, 1), ("cpu/nanoseconds", 0, 10_000_000)],
+    "times": [("calls/count", 0, 1), ("cpu/nanoseconds", 1, 1_000_000)],
+    "old": [("calls/count", 0, 1), ("cpu/nanoseconds", 1, 1_000_000)],
+    "sites": [("alloc_objects/count", 0, 1), ("alloc_space/bytes", 1, 1),
+              ("inuse_objects/count", 2, 1), ("inuse_space/bytes", 3, 1)],
+}
+
+
+def go_pprof(*args):
+    go = shutil.which("go") or "/usr/lib/go/bin/go"
+    r = subprocess.run([go, "tool", "pprof"] + list(args), capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def pprof_raw_totals(path):
+    """Sample types and the sum of each value, as Go's own reader sees them."""
+    lines = go_pprof("-raw", path).splitlines()
+    at = lines.index("Samples:")
+    types = [t.replace("[dflt]", "") for t in lines[at + 1].split()]
+    sums = [0] * len(types)
+    for line in lines[at + 2:]:
+        m = re.match(r"^\s+(\d+(?:\s+\d+)*): ", line)
+        if m:
+            for i, v in enumerate(m.group(1).split()):
+                sums[i] += int(v)
+        elif not line.startswith(" "):
+            break
+    return types, sums
+
+
+def make_case(env):
+    cli = env.cli
+    env.work = os.path.join(env.work, os.path.basename(env.java_home.rstrip("/")))
+    os.makedirs(env.work, exist_ok=True)
+    files = {}
+    for name, opts in MODES.items():
+        path = os.path.join(env.work, name + ".hprof")
+        r = ht.run_java(env, f"{opts},file={path},verbose=n", ["ProfHot", "10", "4000000"])
+        assert r.returncode == 0, r.stderr
+        files[name] = path
+
+    def hprof(*args, check=True):
+        r = subprocess.run([cli] + list(args), capture_output=True)
+        if check and r.returncode != 0:
+            raise AssertionError(f"hprof {' '.join(args)}: {r.returncode} {r.stderr.decode()}")
+        return r
+
+    def collapsed(name, *opts):
+        """{path: count} of `hprof collapsed`, each path once."""
+        out = {}
+        for line in hprof("collapsed", files[name], *opts).stdout.decode().splitlines():
+            stack, count = line.rsplit(" ", 1)
+            assert stack not in out, f"{stack} twice"
+            out[stack] = int(count)
+        return out
+
+    def ending(counts, suffix):
+        return sum(c for s, c in counts.items() if s.endswith(suffix))
+
+    class ProfilesTest(unittest.TestCase):
+        def test_collapsed_totals_equal_the_files_totals(self):
+            for name in MODES:
+                for kind, totals in stated_totals(files[name]).items():
+                    for value, total in zip(KIND_VALUES[kind], totals):
+                        got = sum(collapsed(name, "--kind", kind, "--value", value).values())
+                        self.assertEqual(got, total, f"{name} {kind} {value}")
+
+        def test_hot_outweighs_cold(self):
+            for name in ("samples_a", "samples_b", "times_a"):
+                c = collapsed(name)
+                hot, cold = ending(c, "ProfHot.hot;ProfHot.unit"), ending(c, "ProfHot.cold;ProfHot.unit")
+                self.assertGreater(hot, cold, f"{name}: hot {hot}, cold {cold}")
+
+        def test_sites_count_the_known_allocations(self):
+            for name in ("sites_a", "sites_b", "sites_samples_thread_b"):
+                c = collapsed(name, "--kind", "sites", "--value", "alloc-objects")
+                self.assertEqual(ending(c, "ProfHot.allocBig;byte[]"), 1000, name)
+                self.assertEqual(ending(c, "ProfHot.allocSmall;java.lang.Integer[]"), 5000, name)
+
+        def test_old_counts_caller_callee_pairs(self):
+            c = collapsed("old_a", "--value", "calls")
+            self.assertEqual(c.get("ProfHot.allocSmall;java.util.ArrayList.add"), 5000)
+
+        def test_threads(self):
+            for name in ("samples_thread_a", "sites_samples_thread_b"):
+                roots = {s.split(";")[0] for s in collapsed(name, "--threads")}
+                self.assertIn("[thread main]", roots, name)
+                self.assertIn("[thread worker]", roots, name)
+            r = hprof("collapsed", files["samples_a"], "--threads", check=False)
+            self.assertEqual(r.returncode, 4)
+
+        def test_truncated_files_fail_with_one_line(self):
+            for name, cut in (("samples_b", 0.6), ("samples_a", 0.97), ("sites_a", 0.9)):
+                with open(files[name], "rb") as f:
+                    data = f.read()
+                bad = os.path.join(env.work, name + ".cut")
+                with open(bad, "wb") as f:
+                    f.write(data[:int(len(data) * cut)])
+                r = hprof("collapsed", bad, check=False)
+                self.assertEqual(r.returncode, 1, name)
+                err = r.stderr.decode().splitlines()
+                self.assertEqual(len(err), 1, err)
+                self.assertTrue(err[0].startswith("hprof: error: " + bad + ": "), err)
+
+        def test_pprof_read_back_by_go(self):
+            for name in MODES:
+                for kind, totals in stated_totals(files[name]).items():
+                    out = os.path.join(env.work, f"{name}.{kind}.pb.gz")
+                    hprof("pprof", files[name], "--kind", kind, "-o", out)
+                    types, sums = pprof_raw_totals(out)
+                    want = PPROF_TYPES[kind]
+                    self.assertEqual(types, [t for t, _, _ in want], name)
+                    self.assertEqual(sums, [totals[i] * f for _, i, f in want], f"{name} {kind}")
+
+        def test_pprof_top_entries(self):
+            out = os.path.join(env.work, "top.pb.gz")
+            for name, kind, index, value, top in (
+                    ("samples_b", "samples", "samples", "samples", "ProfHot.unit"),
+                    ("samples_a", "samples", "samples", "samples", "ProfHot.unit"),
+                    ("sites_b", "sites", "alloc_objects", "alloc-objects", "java.lang.Integer[]"),
+                    ("sites_a", "sites", "alloc_objects", "alloc-objects", "java.lang.Integer[]")):
+                hprof("pprof", files[name], "--kind", kind, "-o", out)
+                top_rows = go_pprof("-top", "-sample_index=" + index, out).splitlines()
+                rows = [l.split() for l in top_rows if re.match(r"^\s*\d", l)]
+                self.assertEqual(rows[0][-1], top, name)
+                # its flat count is what the folded stacks ending in it add up to
+                flat = collapsed(name, "--kind", kind, "--value", value)
+                self.assertEqual(int(rows[0][0]), ending(flat, ";" + top), name)
+
+    return ProfilesTest
+
+
+if __name__ == "__main__":
+    ht.main(make_case)

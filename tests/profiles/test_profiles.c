@@ -1,0 +1,223 @@
+/* Unit tests of the profile model, the ascii reader's strictness, the binary
+ * reader on truncations, and a replay of the fuzz corpus through every renderer. */
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "profile/load.h"
+#include "render/render.h"
+
+static char *slurp(const char *name, size_t *len)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", getenv("PROFILES_CORPUS"), name);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    char *buf = malloc(1 << 20);
+    *len = fread(buf, 1, 1 << 20, f);
+    fclose(f);
+    return buf;
+}
+
+/* The value of the stack whose leaf-first frame names are `names` ("a;b"). */
+static uint64_t stack_value(const hp_profile *p, const char *names, int value)
+{
+    for (uint32_t s = 0; s < p->nstacks; s++) {
+        char buf[1024] = "";
+        const hp_pstack *st = &p->stacks[s];
+        for (uint32_t i = 0; i < st->depth; i++) {
+            if (i) strcat(buf, ";");
+            strcat(buf, hp_profile_str(p, p->frames[p->stack_frames[st->first + i]].func));
+        }
+        if (!strcmp(buf, names)) return st->v[value];
+    }
+    return UINT64_MAX;
+}
+
+static int frame_kind(const hp_profile *p, const char *func)
+{
+    for (uint32_t i = 0; i < p->nframes; i++)
+        if (!strcmp(hp_profile_str(p, p->frames[i].func), func)) return p->frames[i].kind;
+    return -1;
+}
+
+static void test_ascii_samples(void **state)
+{
+    (void)state;
+    size_t n;
+    char *text = slurp("ascii_samples.txt", &n);
+    hp_profile_set set;
+    hp_error e;
+    assert_int_equal(hp_profile_load_mem(&set, "t", (uint8_t *)text, n, &e), 0);
+    const hp_profile *p = &set.kinds[HP_PK_SAMPLES];
+    assert_true(set.present[HP_PK_SAMPLES]);
+    assert_false(set.present[HP_PK_SITES]);
+    assert_int_equal(p->total[0], 50); /* both sections' totals */
+    assert_int_equal(stack_value(p, "ProfHot.unit;ProfHot.hot;ProfHot.main", 0), 30);
+    assert_int_equal(stack_value(p, "[below cutoff]", 0), 4);
+    assert_int_equal(stack_value(p, "[empty trace]", 0), 4);
+    assert_true(p->per_thread);
+    assert_int_equal(frame_kind(p, "java.lang.Object.wait"), HP_FK_NATIVE);
+    assert_int_equal(frame_kind(p, "java.lang.Thread.run"), HP_FK_JDK);
+    assert_int_equal(frame_kind(p, "ProfHot.hot"), HP_FK_USER);
+    const uint64_t *name = hp_idmap_get(&p->thread_names, 200008);
+    assert_non_null(name);
+    assert_string_equal(hp_profile_str(p, (uint32_t)*name), "work\\\"er");
+    hp_profile_set_free(&set);
+    free(text);
+}
+
+static void test_ascii_times_and_sites(void **state)
+{
+    (void)state;
+    size_t n;
+    char *text = slurp("ascii_times.txt", &n);
+    hp_profile_set set;
+    hp_error e;
+    assert_int_equal(hp_profile_load_mem(&set, "t", (uint8_t *)text, n, &e), 0);
+    const hp_profile *t = &set.kinds[HP_PK_TIMES], *s = &set.kinds[HP_PK_SITES];
+    assert_int_equal(t->total[0], 4);    /* calls */
+    assert_int_equal(t->total[1], 1000); /* ms, as stated */
+    assert_int_equal(stack_value(t, "A.leaf;A.run", 1), 667);
+    assert_int_equal(s->total[1], 1900); /* allocated bytes */
+    assert_int_equal(s->total[3], 1000); /* live bytes */
+    assert_int_equal(stack_value(s, "byte[];A.leaf;A.run", 0), 18);
+    assert_int_equal(frame_kind(s, "byte[]"), HP_FK_ALLOC);
+    hp_profile_set_free(&set);
+    free(text);
+}
+
+static void test_ascii_old(void **state)
+{
+    (void)state;
+    size_t n;
+    char *text = slurp("ascii_old.txt", &n);
+    hp_profile_set set;
+    hp_error e;
+    assert_int_equal(hp_profile_load_mem(&set, "t", (uint8_t *)text, n, &e), 0);
+    const hp_profile *p = &set.kinds[HP_PK_OLD];
+    assert_int_equal(p->total[0], 6006 + 3 + 2 + 4);
+    assert_int_equal(p->total[1], 11);
+    assert_int_equal(stack_value(p, "A.b;A.a", 0), 4);
+    assert_int_equal(stack_value(p, "<unknown callee>;<unknown caller>", 0), 2);
+    assert_int_equal(frame_kind(p, "<unknown caller>"), HP_FK_UNWALKABLE);
+    hp_profile_set_free(&set);
+    free(text);
+}
+
+#define HEAD "JAVA PROFILE 1.0.1, created Thu Nov 26 00:11:46 2026\n\n--------\n\n"
+#define TRACE1 "TRACE 1:\n\tA.b(A.java:3)\n"
+#define SAMPLES(rows)                                                                              \
+    "CPU SAMPLES BEGIN (total = 5) Thu Nov 26 00:11:48 2026\n" rows "CPU SAMPLES END\n"
+
+static void test_ascii_errors(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text, *error;
+    } cases[] = {
+        {"", "empty file at line 0"},
+        {"hello\n", "not an hprof profile"},
+        {"JAVA PROFILE 1.0.1, created x\nno separator\n", "no \"--------\" line"},
+        {HEAD "bogus\n", "unexpected line at line 5"},
+        {HEAD "TRACE x:\n", "malformed TRACE line at line 5"},
+        {HEAD "TRACE 1:\n\tno frame here\n", "malformed frame line at line 6"},
+        {HEAD "TRACE 1:\n\tA.b(A.java:-5)\n", "malformed frame line"},
+        {HEAD "TRACE 1:\n", "TRACE without frames"},
+        {HEAD TRACE1 TRACE1, "TRACE defined twice at line 7"},
+        {HEAD SAMPLES("   1 100.00% 100.00%       5     2 A.b\n"),
+         "not defined before it at line 6"},
+        {HEAD TRACE1 SAMPLES("   1 100.0% 100.00%       5     1 A.b\n"),
+         "malformed CPU report row"},
+        {HEAD TRACE1 SAMPLES("   1 100.00% 100.00%       x     1 A.b\n"),
+         "malformed CPU report row"},
+        {HEAD TRACE1 "CPU SAMPLES BEGIN (total = 5) Thu\n", "report without END"},
+        {HEAD TRACE1 "CPU SAMPLES BEGIN (total 5) Thu\n", "malformed report title"},
+        {HEAD TRACE1 "SITES BEGIN (ordered by live bytes) x\nbad\n",
+         "malformed SITES column header"},
+        {HEAD "THREAD START (obj=1, id = x, name=\"a\", group=\"b\")\n", "malformed THREAD START"},
+        {HEAD "HEAP DUMP BEGIN (0 objects, 0 bytes) x\n", "section without END"},
+        {"count callee caller time\n1 A.b()V\n", "malformed cpu=old row at line 2"},
+        {"count callee caller time\n1 nodot nodot 2\n", "malformed method in cpu=old row"},
+        {"JAVA PROFILE 1.0.2\0", "truncated header at offset 19"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        hp_profile_set set;
+        hp_error e = {0};
+        size_t len = strlen(cases[i].text);
+        if (!strncmp(cases[i].text, "JAVA PROFILE 1.0.2", 18)) len = 19;
+        int rc = hp_profile_load_mem(&set, "t", (const uint8_t *)cases[i].text, len, &e);
+        if (rc != -1 || !strstr(e.what, cases[i].error))
+            fail_msg("case %zu: rc %d, error \"%s\", want \"%s\"", i, rc, e.what, cases[i].error);
+    }
+}
+
+/* Every prefix of a binary profile loads or fails with an offset, never crashes. */
+static void test_binary_truncations(void **state)
+{
+    (void)state;
+    size_t n;
+    char *buf = slurp("binary_samples.bin", &n);
+    int failures = 0;
+    for (size_t len = 0; len < n; len++) {
+        hp_profile_set set;
+        hp_error e = {0};
+        if (hp_profile_load_mem(&set, "t", (uint8_t *)buf, len, &e) == 0) {
+            hp_profile_set_free(&set);
+            continue;
+        }
+        failures++;
+        if (len > 19 && !strstr(e.what, " at offset ")) fail_msg("len %zu: %s", len, e.what);
+    }
+    assert_true(failures > 0);
+    free(buf);
+}
+
+/* The corpus (seeds and fuzzer finds) through the loader and every renderer. */
+static void test_corpus(void **state)
+{
+    (void)state;
+    DIR *d = opendir(getenv("PROFILES_CORPUS"));
+    FILE *sink = fopen("/dev/null", "w");
+    struct dirent *ent;
+    int files = 0;
+    assert_non_null(d);
+    while ((ent = readdir(d)) != NULL) {
+        if (ent->d_name[0] == '.') continue;
+        size_t n;
+        char *buf = slurp(ent->d_name, &n);
+        hp_profile_set set;
+        hp_error e;
+        files++;
+        if (hp_profile_load_mem(&set, ent->d_name, (uint8_t *)buf, n, &e) == 0) {
+            for (int k = 0; k < HP_PK_NKINDS; k++)
+                for (int v = 0; v < set.kinds[k].nvalues; v++) {
+                    hp_render_opts o = {
+                        .value = v, .threads = v & 1, .minwidth = 0.1, .interval_ms = 10};
+                    assert_int_equal(hp_render_collapsed(sink, &set.kinds[k], &o, &e), 0);
+                    assert_int_equal(hp_render_pprof(sink, &set.kinds[k], &o, &e), 0);
+                }
+            hp_profile_set_free(&set);
+        }
+        free(buf);
+    }
+    closedir(d);
+    fclose(sink);
+    assert_true(files >= 5);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ascii_samples),      cmocka_unit_test(test_ascii_times_and_sites),
+        cmocka_unit_test(test_ascii_old),          cmocka_unit_test(test_ascii_errors),
+        cmocka_unit_test(test_binary_truncations), cmocka_unit_test(test_corpus),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
