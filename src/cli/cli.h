@@ -24,6 +24,9 @@ typedef struct {
     long max_errors;       /* verify: errors to print before only counting */
     int shallow;           /* verify: skip object-reference checks */
     int strict;            /* verify: dangling object references are errors */
+    long depth;            /* dominators: tree levels to print (default 1) */
+    int json;              /* heap analyses: JSON instead of text */
+    int retained;          /* histo: add retained sizes */
 } hp_opts;
 
 /* Prints "hprof: error: <file>: <what> at offset <n>". */
@@ -37,5 +40,6 @@ int hp_cmd_sites(const hp_file *f, const hp_opts *o, FILE *out, FILE *err);
 int hp_cmd_samples(const hp_file *f, const hp_opts *o, FILE *out, FILE *err);
 int hp_cmd_threads(const hp_file *f, const hp_opts *o, FILE *out, FILE *err);
 int hp_cmd_text(const hp_file *f, const hp_opts *o, FILE *out, FILE *err);
+int hp_cmd_dominators(const hp_file *f, const hp_opts *o, FILE *out, FILE *err);
 
 #endif

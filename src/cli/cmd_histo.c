@@ -3,11 +3,13 @@
 #include <stdlib.h>
 
 #include "cli.h"
+#include "heap/histo_retained.h"
 #include "histo.h"
 
 static int by_bytes(const void *a, const void *b)
 {
     const hp_histo_row *x = a, *y = b;
+    if (x->retained != y->retained) return x->retained < y->retained ? 1 : -1;
     if (x->bytes != y->bytes) return x->bytes < y->bytes ? 1 : -1;
     if (x->count != y->count) return x->count < y->count ? 1 : -1;
     /* Stable output for equal rows: order by class ID, then element type. */
@@ -15,40 +17,58 @@ static int by_bytes(const void *a, const void *b)
     return (int)x->prim_type - (int)y->prim_type;
 }
 
+static void print_text(const hp_histo *h, const hp_index *ix, const hp_opts *o, FILE *out)
+{
+    fprintf(out, " num     #instances         #bytes%s  class name\n",
+            o->retained ? "      #retained" : "");
+    fprintf(out, "----------------------------------------------%s\n",
+            o->retained ? "---------------" : "");
+    for (size_t i = 0; i < h->nrows && (o->top == 0 || i < (size_t)o->top); i++) {
+        char name[512];
+        hp_histo_row_name(ix, &h->rows[i], name, sizeof name);
+        fprintf(out, "%4zu: %13" PRIu64 " %14" PRIu64, i + 1, h->rows[i].count, h->rows[i].bytes);
+        if (o->retained) fprintf(out, " %14" PRIu64, h->rows[i].retained);
+        fprintf(out, "  %s\n", name);
+    }
+    fprintf(out, "Total %13" PRIu64 " %14" PRIu64 "\n", h->instances, h->bytes);
+}
+
+static void print_json(const hp_histo *h, const hp_index *ix, const hp_opts *o, FILE *out)
+{
+    fprintf(out, "{\"instances\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"classes\":[", h->instances,
+            h->bytes);
+    for (size_t i = 0; i < h->nrows && (o->top == 0 || i < (size_t)o->top); i++) {
+        char name[512];
+        hp_histo_row_name(ix, &h->rows[i], name, sizeof name);
+        fprintf(out, "%s{\"class\":", i ? "," : "");
+        hp_json_string(out, name);
+        fprintf(out, ",\"instances\":%" PRIu64 ",\"bytes\":%" PRIu64, h->rows[i].count,
+                h->rows[i].bytes);
+        if (o->retained) fprintf(out, ",\"retained\":%" PRIu64, h->rows[i].retained);
+        fputc('}', out);
+    }
+    fputs("]}\n", out);
+}
+
 int hp_cmd_histo(const hp_file *f, const hp_opts *o, FILE *out, FILE *err)
 {
-    hp_index ix;
+    hp_heap hh;
     hp_histo h;
     hp_error e;
-    int rc = HP_EXIT_OK;
-    if (hp_index_build(&ix, f, 0, &e) != 0) {
-        hp_report(err, f, &e);
-        hp_index_free(&ix);
-        return HP_EXIT_MALFORMED;
-    }
-    size_t d = o->dump ? (size_t)o->dump - 1 : ix.ndumps - 1;
-    if (ix.ndumps == 0 || d >= ix.ndumps) {
-        fprintf(err, "hprof: error: %s: no heap dump %ld (the file has %zu)\n", f->path,
-                o->dump ? o->dump : 1, ix.ndumps);
-        hp_index_free(&ix);
-        return HP_EXIT_NODATA;
-    }
-    if (hp_histo_build(&h, &ix, d, o->model, &e) != 0) {
+    int rc = hp_heap_open(&hh, f, o, o->retained, err);
+    if (rc != HP_EXIT_OK) return rc;
+    if (hp_histo_build(&h, &hh.ix, hh.dump, o->model, &e) != 0 ||
+        (o->retained && hp_histo_add_retained(&h, &hh, &e) != 0)) {
         hp_report(err, f, &e);
         rc = HP_EXIT_MALFORMED;
     } else {
         if (h.nrows) qsort(h.rows, h.nrows, sizeof *h.rows, by_bytes);
-        fprintf(out, " num     #instances         #bytes  class name\n");
-        fprintf(out, "----------------------------------------------\n");
-        for (size_t i = 0; i < h.nrows && (o->top == 0 || i < (size_t)o->top); i++) {
-            char name[512];
-            hp_histo_row_name(&ix, &h.rows[i], name, sizeof name);
-            fprintf(out, "%4zu: %13" PRIu64 " %14" PRIu64 "  %s\n", i + 1, h.rows[i].count,
-                    h.rows[i].bytes, name);
-        }
-        fprintf(out, "Total %13" PRIu64 " %14" PRIu64 "\n", h.instances, h.bytes);
+        if (o->json)
+            print_json(&h, &hh.ix, o, out);
+        else
+            print_text(&h, &hh.ix, o, out);
     }
     hp_histo_free(&h);
-    hp_index_free(&ix);
+    hp_heap_close(&hh);
     return rc;
 }

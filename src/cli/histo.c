@@ -30,22 +30,12 @@ static hp_histo_row *row_for(ctx_t *c, uint64_t class_id, uint8_t prim, hp_error
         c->cap = cap;
     }
     hp_histo_row *r = &c->h->rows[c->h->nrows++];
-    *r = (hp_histo_row){class_id, prim, 0, 0};
+    *r = (hp_histo_row){class_id, prim, 0, 0, 0};
     if (slot)
         *slot = c->h->nrows;
     else if (hp_idmap_put(&c->by_class, class_id, c->h->nrows) < 0)
         return hp_fail(err, offset, "out of memory"), NULL;
     return r;
-}
-
-/* Size of an instance; without a usable CLASS DUMP the payload counts as primitives. */
-static uint64_t instance_bytes(ctx_t *c, const hp_sub *s)
-{
-    hp_class *k = hp_classes_get(&c->classes, s->ref);
-    if (k && hp_class_layout(&c->classes, k) == 0 &&
-        hp_class_field_bytes(k, c->f->id_size) == s->data_len)
-        return hp_instance_bytes(c->m, c->f->id_size, k->refs, k->prim_bytes);
-    return hp_instance_bytes(c->m, c->f->id_size, 0, s->data_len);
 }
 
 static int on_sub(void *vc, const hp_sub *s, hp_error *err)
@@ -56,18 +46,18 @@ static int on_sub(void *vc, const hp_sub *s, hp_error *err)
     switch (s->tag) {
     case HP_INSTANCE_DUMP:
         r = row_for(c, s->ref, 0, err, s->offset);
-        bytes = instance_bytes(c, s);
+        bytes = hp_object_size(&c->classes, c->m, c->f->id_size, s);
         c->h->plain++;
         break;
     case HP_OBJ_ARRAY_DUMP:
         r = row_for(c, s->ref, 0, err, s->offset);
-        bytes = hp_array_bytes(c->m, c->f->id_size, 0, s->count);
+        bytes = hp_object_size(&c->classes, c->m, c->f->id_size, s);
         c->h->obj_arrays++;
         break;
     case HP_PRIM_ARRAY_DUMP:
     case HP_PRIM_ARRAY_NODATA:
         r = row_for(c, 0, s->elem_type, err, s->offset);
-        bytes = hp_array_bytes(c->m, c->f->id_size, hp_type_size(s->elem_type, 0), s->count);
+        bytes = hp_object_size(&c->classes, c->m, c->f->id_size, s);
         c->h->prim_arrays++;
         break;
     case HP_CLASS_DUMP:
@@ -111,4 +101,24 @@ void hp_histo_row_name(const hp_index *ix, const hp_histo_row *row, char *buf, s
         snprintf(buf, cap, "%s[]", hp_type_name(row->prim_type));
     else
         hp_index_class_name(ix, row->class_id, buf, cap);
+}
+
+uint64_t hp_object_size(const hp_classes *c, const hp_model *m, uint32_t id_size, const hp_sub *s)
+{
+    switch (s->tag) {
+    case HP_INSTANCE_DUMP: {
+        /* Without a usable CLASS DUMP the payload counts as primitives. */
+        hp_class *k = hp_classes_get(c, s->ref);
+        if (k && hp_class_layout(c, k) == 0 && hp_class_field_bytes(k, id_size) == s->data_len)
+            return hp_instance_bytes(m, id_size, k->refs, k->prim_bytes);
+        return hp_instance_bytes(m, id_size, 0, s->data_len);
+    }
+    case HP_OBJ_ARRAY_DUMP:
+        return hp_array_bytes(m, id_size, 0, s->count);
+    case HP_PRIM_ARRAY_DUMP:
+    case HP_PRIM_ARRAY_NODATA:
+        return hp_array_bytes(m, id_size, hp_type_size(s->elem_type, 0), s->count);
+    default:
+        return 0; /* class objects are not counted as instances */
+    }
 }

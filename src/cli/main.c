@@ -13,7 +13,7 @@ static const struct {
 } commands[] = {
     {"verify", hp_cmd_verify},   {"records", hp_cmd_records}, {"summary", hp_cmd_summary},
     {"histo", hp_cmd_histo},     {"sites", hp_cmd_sites},     {"samples", hp_cmd_samples},
-    {"threads", hp_cmd_threads}, {"text", hp_cmd_text},
+    {"threads", hp_cmd_threads}, {"text", hp_cmd_text},       {"dominators", hp_cmd_dominators},
 };
 
 static const char usage[] =
@@ -37,12 +37,17 @@ static const char usage[] =
     "  histo FILE      class histogram of a heap dump, sorted by shallow bytes\n"
     "      --dump N        heap dump to use (1-based; default: the last)\n"
     "      --top N         print only the N largest rows\n"
+    "      --retained      add retained sizes (sorts by them)\n"
+    "  dominators FILE dominator tree from the GC roots, largest retained first\n"
+    "      --top N         children per node (default 20)\n"
+    "      --depth D       tree levels (default 1, at most 64)\n"
     "  sites FILE      last ALLOC SITES record as ascii SITES, with its TRACEs\n"
     "  samples FILE    last CPU SAMPLES record as ascii CPU SAMPLES, with TRACEs\n"
     "  threads FILE    THREAD START/END records; threads of heap dumps\n"
     "  text FILE       the whole file in the ascii (java.hprof.txt) form\n"
     "      --dump N        only heap dump N in the HEAP DUMP sections\n"
     "\n"
+    "  --json          dominators, histo --retained: JSON output\n"
     "  --model M       shallow-size model for histo, summary and text:\n"
     "                  coops (default; 12-byte header, 4-byte references),\n"
     "                  wide (16-byte header, 8-byte references) or raw\n"
@@ -85,7 +90,7 @@ int main(int argc, char **argv)
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         int has_value = !strcmp(a, "--dump") || !strcmp(a, "--top") || !strcmp(a, "--max-errors") ||
-                        !strcmp(a, "--model");
+                        !strcmp(a, "--model") || !strcmp(a, "--depth");
         if (has_value && i + 1 == argc) return bad_usage("option %s needs a value", a);
         if (!strcmp(a, "--heap")) {
             o.heap = 1;
@@ -93,6 +98,10 @@ int main(int argc, char **argv)
             o.shallow = 1;
         } else if (!strcmp(a, "--strict")) {
             o.strict = 1;
+        } else if (!strcmp(a, "--json")) {
+            o.json = 1;
+        } else if (!strcmp(a, "--retained")) {
+            o.retained = 1;
         } else if (!strcmp(a, "--model")) {
             if (!(o.model = hp_model_find(argv[++i])))
                 return bad_usage("unknown size model '%s'", argv[i]);
@@ -102,10 +111,12 @@ int main(int argc, char **argv)
                 return bad_usage("option needs a number, got '%s'", argv[i]);
             if (!strcmp(a, "--dump") && n >= 1)
                 o.dump = n;
-            else if (!strcmp(a, "--top") && n >= 1)
+            else if (!strcmp(a, "--top") && n >= 0)
                 o.top = n;
             else if (!strcmp(a, "--max-errors") && n >= -1)
                 o.max_errors = n;
+            else if (!strcmp(a, "--depth") && n >= 1 && n <= 64)
+                o.depth = n;
             else
                 return bad_usage("value out of range: %s", argv[i]);
         } else if (a[0] == '-' && a[1] != '\0') {

@@ -1,6 +1,8 @@
 /* File mapping, header and top-level record decoding. */
 #include "reader.h"
 
+#include "gunzip.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -40,8 +42,8 @@ static int parse_header(hp_file *f, hp_error *err)
     static const char magic[] = "JAVA PROFILE 1.0.";
     const uint8_t *nul =
         memchr(f->base, 0, f->size < sizeof f->version ? f->size : sizeof f->version);
-    if (f->size >= 2 && f->base[0] == 0x1f && f->base[1] == 0x8b)
-        return hp_fail(err, 0, "gzip-compressed file (jcmd GC.heap_dump -gz); gunzip it first");
+    if (hp_is_gzip(f->base, f->size))
+        return hp_fail(err, 0, "gzip-compressed data (only files are inflated)");
     if (f->size < sizeof magic - 1 || memcmp(f->base, magic, sizeof magic - 1) != 0)
         return hp_fail(err, 0, "not an HPROF file (no \"JAVA PROFILE 1.0.x\" header)");
     if (!nul) return hp_fail(err, 0, "header string not NUL-terminated");
@@ -69,37 +71,54 @@ int hp_open_mem(hp_file *f, const char *name, const uint8_t *buf, size_t len, hp
     return parse_header(f, err);
 }
 
+/* Maps fd read-only into f (size from fstat). */
+static int map_fd(hp_file *f, int fd, hp_error *err)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return hp_fail(err, 0, "not a regular file");
+    f->size = (uint64_t)st.st_size;
+    if (f->size == 0) {
+        f->base = (const uint8_t *)"";
+        return 0;
+    }
+    void *m = mmap(NULL, f->size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (m == MAP_FAILED) return hp_fail(err, 0, "cannot map: %s", strerror(errno));
+    madvise(m, f->size, MADV_SEQUENTIAL);
+    f->base = m;
+    f->mapped = 1;
+    return 0;
+}
+
 int hp_map_file(hp_file *f, const char *path, hp_error *err)
 {
     memset(f, 0, sizeof *f);
     f->path = path;
     int fd = open(path, O_RDONLY);
     if (fd < 0) return hp_fail(err, 0, "cannot open: %s", strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return hp_fail(err, 0, "not a regular file");
-    }
-    f->size = (uint64_t)st.st_size;
-    if (f->size > 0) {
-        void *m = mmap(NULL, f->size, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (m == MAP_FAILED) {
-            close(fd);
-            return hp_fail(err, 0, "cannot map: %s", strerror(errno));
-        }
-        madvise(m, f->size, MADV_SEQUENTIAL);
-        f->base = m;
-        f->mapped = 1;
-    } else {
-        f->base = (const uint8_t *)"";
-    }
+    int rc = map_fd(f, fd, err);
     close(fd);
-    return 0;
+    if (rc != 0) hp_close(f);
+    return rc;
 }
 
 int hp_open(hp_file *f, const char *path, hp_error *err)
 {
     if (hp_map_file(f, path, err)) return -1;
+    if (hp_is_gzip(f->base, f->size)) {
+        /* A gzipped dump is inflated to an unlinked temporary file, mapped instead. */
+        int tmp = hp_gunzip_to_temp(f->base, f->size, err);
+        hp_close(f);
+        if (tmp < 0) {
+            f->base = (const uint8_t *)""; /* mapped and read: bad content, not I/O */
+            return -1;
+        }
+        int rc = map_fd(f, tmp, err);
+        close(tmp);
+        if (rc != 0) {
+            hp_close(f);
+            return -1;
+        }
+    }
     return parse_header(f, err);
 }
 

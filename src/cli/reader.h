@@ -137,7 +137,8 @@ int hp_fail(hp_error *err, uint64_t offset, const char *fmt, ...)
 /* Maps the file read-only without looking at its content. Returns 0 or -1
  * (f->base is NULL then). */
 int hp_map_file(hp_file *f, const char *path, hp_error *err);
-/* Maps the file read-only and parses the header. Returns 0 or -1. */
+/* Maps the file read-only (a gzipped one inflated first, see gunzip.h) and
+ * parses the header. Returns 0 or -1. */
 int hp_open(hp_file *f, const char *path, hp_error *err);
 /* Uses a caller-owned buffer instead of a file (tests, fuzzing). */
 int hp_open_mem(hp_file *f, const char *name, const uint8_t *buf, size_t len, hp_error *err);

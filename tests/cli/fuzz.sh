@@ -11,9 +11,9 @@ runs="${1:-200000}"
 shift || true
 mkdir -p "$out/corpus"
 cp -n "$root"/tests/cli/corpus/* "$out/corpus/" 2>/dev/null || true
-srcs=$(ls "$root"/src/cli/*.c | grep -v '/main\.c$')
+srcs=$(ls "$root"/src/cli/*.c "$root"/src/cli/heap/*.c | grep -v '/main\.c$')
 clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
     -fno-sanitize-recover=all -I"$root/src/cli" \
-    $srcs "$root/tests/cli/fuzz_hprof.c" -o "$out/fuzz_hprof"
+    $srcs "$root/tests/cli/fuzz_hprof.c" -lz -o "$out/fuzz_hprof"
 cd "$out"
 ./fuzz_hprof -runs="$runs" -max_len=4096 -timeout=30 "$@" corpus

@@ -1,0 +1,57 @@
+/*
+ * The object graph of one heap dump, in compact arrays: objects numbered by
+ * hp_objects, outgoing references in CSR form (out[out_start[i] ..
+ * out_start[i+1]) are the objects i points to), and the GC roots with their
+ * kinds. Edges are what VisualVM's heap library follows: instance reference
+ * fields, object array elements and static fields of classes. The `referent`
+ * of a weak, soft, phantom or finalizer reference is kept but flagged
+ * HP_WEAK_EDGE, so reachability can skip it.
+ */
+#ifndef HPROF_CLI_HEAP_GRAPH_H
+#define HPROF_CLI_HEAP_GRAPH_H
+
+#include "classes.h"
+#include "heap/objects.h"
+#include "sizes.h"
+
+#define HP_WEAK_EDGE 0x80000000u
+#define HP_EDGE_TARGET(e) ((e) & ~HP_WEAK_EDGE)
+
+typedef struct {
+    uint32_t object;
+    uint8_t kind; /* root sub-record tag */
+} hp_root;
+
+/* Reference fields of a class's instances: byte offsets into the field data. */
+typedef struct {
+    uint32_t first, count; /* into hp_graph.ref_offsets */
+    int32_t referent;      /* offset of Reference.referent if weak-like, else -1 */
+    int usable;            /* layout known and consistent */
+} hp_ref_layout;
+
+typedef struct {
+    const hp_index *ix;
+    size_t dump;
+    const hp_model *model;
+    hp_objects obj;
+    hp_classes classes;
+    hp_ref_layout *layouts; /* parallel to classes.v */
+    uint32_t *ref_offsets;
+    uint32_t *out_start; /* obj.n + 1 entries */
+    uint32_t *out;
+    uint32_t nedges;
+    hp_root *roots; /* in file order; an object may be rooted several times */
+    size_t nroots;
+} hp_graph;
+
+int hp_graph_build(hp_graph *g, const hp_index *ix, size_t dump, const hp_model *m, hp_error *err);
+void hp_graph_free(hp_graph *g);
+
+/* Decodes object i's sub-record (already validated when the graph was built). */
+void hp_graph_object(const hp_graph *g, uint32_t i, hp_sub *s);
+/* Shallow size of object i under the graph's model (0 for class objects). */
+uint64_t hp_graph_shallow(const hp_graph *g, uint32_t i);
+/* Java-form class name of object i ("java.lang.Class" for class objects). */
+void hp_graph_class_name(const hp_graph *g, uint32_t i, char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,50 @@
+#include "heap/heap.h"
+
+#include <string.h>
+
+int hp_heap_open(hp_heap *h, const hp_file *f, const hp_opts *o, int dominators, FILE *err)
+{
+    hp_error e = {0};
+    memset(h, 0, sizeof *h);
+    if (hp_index_build(&h->ix, f, 0, &e) != 0) {
+        hp_report(err, f, &e);
+        hp_index_free(&h->ix);
+        return HP_EXIT_MALFORMED;
+    }
+    h->dump = o->dump ? (size_t)o->dump - 1 : h->ix.ndumps - 1;
+    if (h->ix.ndumps == 0 || h->dump >= h->ix.ndumps) {
+        fprintf(err, "hprof: error: %s: no heap dump %ld (the file has %zu)\n", f->path,
+                o->dump ? o->dump : 1, h->ix.ndumps);
+        hp_index_free(&h->ix);
+        return HP_EXIT_NODATA;
+    }
+    if (hp_graph_build(&h->g, &h->ix, h->dump, o->model, &e) != 0 ||
+        (dominators && hp_dominators(&h->d, &h->g, &e) != 0)) {
+        hp_report(err, f, &e);
+        hp_heap_close(h);
+        return HP_EXIT_MALFORMED;
+    }
+    h->has_dominators = dominators;
+    return HP_EXIT_OK;
+}
+
+void hp_heap_close(hp_heap *h)
+{
+    if (h->has_dominators) hp_domtree_free(&h->d);
+    hp_graph_free(&h->g);
+    hp_index_free(&h->ix);
+}
+
+void hp_json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(out, "\\%c", *p);
+        else if (*p < 0x20 || *p == 0x7f)
+            fprintf(out, "\\u%04x", *p);
+        else
+            fputc(*p, out);
+    }
+    fputc('"', out);
+}

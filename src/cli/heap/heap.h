@@ -1,0 +1,29 @@
+/* What the heap-analysis commands share: one heap dump's graph and dominators. */
+#ifndef HPROF_CLI_HEAP_HEAP_H
+#define HPROF_CLI_HEAP_HEAP_H
+
+#include <stdio.h>
+
+#include "cli.h"
+#include "heap/dominators.h"
+
+typedef struct {
+    hp_index ix;
+    size_t dump; /* 0-based */
+    hp_graph g;
+    hp_domtree d;
+    int has_dominators;
+} hp_heap;
+
+/*
+ * Indexes the file, picks heap dump o->dump (default: the last), builds its
+ * graph and, if asked, its dominator tree. Returns HP_EXIT_OK, or the exit
+ * code after printing one error line to err.
+ */
+int hp_heap_open(hp_heap *h, const hp_file *f, const hp_opts *o, int dominators, FILE *err);
+void hp_heap_close(hp_heap *h);
+
+/* Writes s as a JSON string literal (quoted, escaped). */
+void hp_json_string(FILE *out, const char *s);
+
+#endif
