@@ -27,6 +27,8 @@ typedef struct {
     long depth;            /* dominators: tree levels to print (default 1) */
     int json;              /* heap analyses: JSON instead of text */
     int retained;          /* histo: add retained sizes */
+    int exclude_weak;      /* path: do not follow referents of weak-like references */
+    const char *target;    /* path: object ID or class name */
 } hp_opts;
 
 /* Prints "hprof: error: <file>: <what> at offset <n>". */
@@ -41,5 +43,6 @@ int hp_cmd_samples(const hp_file *f, const hp_opts *o, FILE *out, FILE *err);
 int hp_cmd_threads(const hp_file *f, const hp_opts *o, FILE *out, FILE *err);
 int hp_cmd_text(const hp_file *f, const hp_opts *o, FILE *out, FILE *err);
 int hp_cmd_dominators(const hp_file *f, const hp_opts *o, FILE *out, FILE *err);
+int hp_cmd_path(const hp_file *f, const hp_opts *o, FILE *out, FILE *err);
 
 #endif

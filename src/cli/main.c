@@ -14,6 +14,7 @@ static const struct {
     {"verify", hp_cmd_verify},   {"records", hp_cmd_records}, {"summary", hp_cmd_summary},
     {"histo", hp_cmd_histo},     {"sites", hp_cmd_sites},     {"samples", hp_cmd_samples},
     {"threads", hp_cmd_threads}, {"text", hp_cmd_text},       {"dominators", hp_cmd_dominators},
+    {"path", hp_cmd_path},
 };
 
 static const char usage[] =
@@ -41,13 +42,16 @@ static const char usage[] =
     "  dominators FILE dominator tree from the GC roots, largest retained first\n"
     "      --top N         children per node (default 20)\n"
     "      --depth D       tree levels (default 1, at most 64)\n"
+    "  path FILE OBJECT|CLASS  shortest paths from GC roots to an object (0x ID)\n"
+    "                  or to a class's largest instances (--top N, default 3)\n"
+    "      --exclude-weak  do not follow weak/soft/phantom/finalizer referents\n"
     "  sites FILE      last ALLOC SITES record as ascii SITES, with its TRACEs\n"
     "  samples FILE    last CPU SAMPLES record as ascii CPU SAMPLES, with TRACEs\n"
     "  threads FILE    THREAD START/END records; threads of heap dumps\n"
     "  text FILE       the whole file in the ascii (java.hprof.txt) form\n"
     "      --dump N        only heap dump N in the HEAP DUMP sections\n"
     "\n"
-    "  --json          dominators, histo --retained: JSON output\n"
+    "  --json          dominators, histo --retained, path: JSON output\n"
     "  --model M       shallow-size model for histo, summary and text:\n"
     "                  coops (default; 12-byte header, 4-byte references),\n"
     "                  wide (16-byte header, 8-byte references) or raw\n"
@@ -72,6 +76,72 @@ static int number(const char *s, long *out)
     return *s != '\0' && *end == '\0';
 }
 
+/* Options that take a value: numbers, except --model. */
+static int takes_value(const char *a)
+{
+    static const char *const names[] = {"--dump", "--top", "--max-errors", "--model", "--depth"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(a, names[i])) return 1;
+    return 0;
+}
+
+static int numeric_option(hp_opts *o, const char *a, const char *value)
+{
+    long n;
+    if (!number(value, &n)) return bad_usage("option needs a number, got '%s'", value);
+    if (!strcmp(a, "--dump") && n >= 1)
+        o->dump = n;
+    else if (!strcmp(a, "--top") && n >= 0)
+        o->top = n;
+    else if (!strcmp(a, "--max-errors") && n >= -1)
+        o->max_errors = n;
+    else if (!strcmp(a, "--depth") && n >= 1 && n <= 64)
+        o->depth = n;
+    else
+        return bad_usage("value out of range: %s", value);
+    return HP_EXIT_OK;
+}
+
+static int flag(hp_opts *o, const char *a)
+{
+    int *const fields[] = {&o->heap, &o->shallow,  &o->strict,
+                           &o->json, &o->retained, &o->exclude_weak};
+    static const char *const names[] = {"--heap", "--shallow",  "--strict",
+                                        "--json", "--retained", "--exclude-weak"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(a, names[i])) return *fields[i] = 1;
+    return 0;
+}
+
+/* Fills o and *path from argv[2..]; `path` takes a second operand, the target. */
+static int parse_args(int argc, char **argv, hp_opts *o, const char **path)
+{
+    int operands = !strcmp(argv[1], "path") ? 2 : 1, seen = 0;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (takes_value(a) && i + 1 == argc) return bad_usage("option %s needs a value", a);
+        if (flag(o, a)) continue;
+        if (!strcmp(a, "--model")) {
+            if (!(o->model = hp_model_find(argv[++i])))
+                return bad_usage("unknown size model '%s'", argv[i]);
+        } else if (takes_value(a)) {
+            int rc = numeric_option(o, a, argv[++i]);
+            if (rc != HP_EXIT_OK) return rc;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            return bad_usage("unknown option '%s'", a);
+        } else if (seen == operands) {
+            return bad_usage("unexpected argument '%s'", a);
+        } else if (seen++ == 0) {
+            *path = a;
+        } else {
+            o->target = a;
+        }
+    }
+    if (!*path) return bad_usage("%s", "missing FILE");
+    if (seen < operands) return bad_usage("%s", "missing OBJECT or CLASS");
+    return HP_EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) return bad_usage("%s", "missing command");
@@ -87,47 +157,8 @@ int main(int argc, char **argv)
 
     hp_opts o = {.model = hp_model_default(), .max_errors = 20};
     const char *path = NULL;
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        int has_value = !strcmp(a, "--dump") || !strcmp(a, "--top") || !strcmp(a, "--max-errors") ||
-                        !strcmp(a, "--model") || !strcmp(a, "--depth");
-        if (has_value && i + 1 == argc) return bad_usage("option %s needs a value", a);
-        if (!strcmp(a, "--heap")) {
-            o.heap = 1;
-        } else if (!strcmp(a, "--shallow")) {
-            o.shallow = 1;
-        } else if (!strcmp(a, "--strict")) {
-            o.strict = 1;
-        } else if (!strcmp(a, "--json")) {
-            o.json = 1;
-        } else if (!strcmp(a, "--retained")) {
-            o.retained = 1;
-        } else if (!strcmp(a, "--model")) {
-            if (!(o.model = hp_model_find(argv[++i])))
-                return bad_usage("unknown size model '%s'", argv[i]);
-        } else if (has_value) {
-            long n;
-            if (!number(argv[++i], &n))
-                return bad_usage("option needs a number, got '%s'", argv[i]);
-            if (!strcmp(a, "--dump") && n >= 1)
-                o.dump = n;
-            else if (!strcmp(a, "--top") && n >= 0)
-                o.top = n;
-            else if (!strcmp(a, "--max-errors") && n >= -1)
-                o.max_errors = n;
-            else if (!strcmp(a, "--depth") && n >= 1 && n <= 64)
-                o.depth = n;
-            else
-                return bad_usage("value out of range: %s", argv[i]);
-        } else if (a[0] == '-' && a[1] != '\0') {
-            return bad_usage("unknown option '%s'", a);
-        } else if (path) {
-            return bad_usage("unexpected argument '%s'", a);
-        } else {
-            path = a;
-        }
-    }
-    if (!path) return bad_usage("%s", "missing FILE");
+    int rc = parse_args(argc, argv, &o, &path);
+    if (rc != HP_EXIT_OK) return rc;
 
     hp_file f;
     hp_error e = {0};
@@ -140,7 +171,7 @@ int main(int argc, char **argv)
         hp_close(&f);
         return io ? HP_EXIT_IO : HP_EXIT_MALFORMED;
     }
-    int rc = fn(&f, &o, stdout, stderr);
+    rc = fn(&f, &o, stdout, stderr);
     if (fflush(stdout) != 0 && rc == HP_EXIT_OK) rc = HP_EXIT_IO;
     hp_close(&f);
     return rc;

@@ -23,5 +23,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* The object graph, dominators and retained sizes behind histo --retained. */
     hp_opts o = {.model = hp_model_default(), .retained = 1, .json = 1};
     hp_cmd_histo(&f, &o, sink, sink);
+    static const char *const targets[] = {"Foo", "0x10", "int[]"};
+    for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++) {
+        hp_opts p = {.model = hp_model_default(), .target = targets[i], .exclude_weak = (int)i & 1};
+        hp_cmd_path(&f, &p, sink, sink);
+    }
     return 0;
 }

@@ -9,6 +9,8 @@
      HeapGraphTarget$* object and on the 20 largest retainers of a real
      program's dump (javac compiling three files in-process), and its own list
      of the largest retainers must be hprof's.
+  `hprof path` must name the fields along the known chain, reach the softly
+     held byte[] through `referent`, and not with --exclude-weak.
   3. A gzipped dump from `jcmd GC.heap_dump -gz=1` gives the same dominators as
      the plain one from the same process; `histo --retained` runs on both.
 usage: heap_graph_test.py JAVA_HOME HPROF SOURCE_DIR WORK_DIR
@@ -65,6 +67,27 @@ def check_known(nodes):
     print("known graph: retained sizes as expected")
 
 
+def paths(hprof, dump, target, *opts):
+    return json.loads(run([hprof, "path", dump, target, "--json"] + list(opts)))["paths"]
+
+
+def check_paths(hprof, dump):
+    chains = paths(hprof, dump, "HeapGraphTarget$Chain")
+    expect([p["retained"] for p in chains] == [6120, 5080, 3040], "path: Chain targets")
+    vias = [step.get("via") for step in chains[2]["path"]]
+    expect(vias[-3:] == ["static chain", "next", "next"] and "roots" in chains[2]["path"][0],
+           f"path to the third Chain: {chains[2]['path']}")
+    arrays = {p["shallow"]: p for p in paths(hprof, dump, "byte[]", "--top", "100000")}
+    soft, held = arrays[16 + 9000], arrays[16 + 7000]  # SoftReference only; also strongly held
+    expect(soft["path"][-1]["via"] == "referent", f"path to the softly held byte[]: {soft}")
+    expect(held["path"][-1]["via"] in ("held", "referent"), f"path to the held byte[]: {held}")
+    strong = {p["shallow"]: p for p in paths(hprof, dump, "byte[]", "--top", "100000",
+                                            "--exclude-weak")}
+    expect(strong[16 + 9000]["path"] == [], "--exclude-weak still reaches the soft referent")
+    expect(strong[16 + 7000]["path"][-1]["via"] == "held", "--exclude-weak: strongly held byte[]")
+    print("path: shortest paths with field names and root kinds; --exclude-weak")
+
+
 def oracle(java, classes, dump, prefix, ids):
     out = run([java, "-cp", f"{JFLUID}:{classes}", "RetainedOracle", dump, "20", prefix] + ids)
     rows = {"TOP": {}, "OBJ": {}, "ID": {}}
@@ -104,6 +127,7 @@ def main():
     run([java, "-Xmx256m", "-cp", classes, "HeapGraphTarget", known, "known"])
     _, nodes = tree(hprof, known)
     check_known(nodes)
+    check_paths(hprof, known)
     compare("HeapGraphTarget objects", oracle(java, classes, known, "HeapGraphTarget", [])["OBJ"],
             nodes)
 
