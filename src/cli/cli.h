@@ -29,6 +29,8 @@ typedef struct {
     int retained;          /* histo: add retained sizes */
     int exclude_weak;      /* path: do not follow referents of weak-like references */
     const char *target;    /* path: object ID or class name */
+    long port;             /* serve: TCP port (0 = any free one) */
+    const char *bind;      /* serve: address to listen on (default 127.0.0.1) */
 } hp_opts;
 
 /* Prints "hprof: error: <file>: <what> at offset <n>". */
@@ -44,5 +46,6 @@ int hp_cmd_threads(const hp_file *f, const hp_opts *o, FILE *out, FILE *err);
 int hp_cmd_text(const hp_file *f, const hp_opts *o, FILE *out, FILE *err);
 int hp_cmd_dominators(const hp_file *f, const hp_opts *o, FILE *out, FILE *err);
 int hp_cmd_path(const hp_file *f, const hp_opts *o, FILE *out, FILE *err);
+int hp_cmd_serve(const hp_file *f, const hp_opts *o, FILE *out, FILE *err);
 
 #endif

@@ -14,7 +14,7 @@ static const struct {
     {"verify", hp_cmd_verify},   {"records", hp_cmd_records}, {"summary", hp_cmd_summary},
     {"histo", hp_cmd_histo},     {"sites", hp_cmd_sites},     {"samples", hp_cmd_samples},
     {"threads", hp_cmd_threads}, {"text", hp_cmd_text},       {"dominators", hp_cmd_dominators},
-    {"path", hp_cmd_path},
+    {"path", hp_cmd_path},       {"serve", hp_cmd_serve},
 };
 
 static const char usage[] =
@@ -45,6 +45,10 @@ static const char usage[] =
     "  path FILE OBJECT|CLASS  shortest paths from GC roots to an object (0x ID)\n"
     "                  or to a class's largest instances (--top N, default 3)\n"
     "      --exclude-weak  do not follow weak/soft/phantom/finalizer referents\n"
+    "  serve FILE      local web UI: overview, histogram, classes, objects,\n"
+    "                  dominator tree, paths; runs until interrupted\n"
+    "      --port N        TCP port (default 0: any free one, printed)\n"
+    "      --bind ADDR     address to listen on (default 127.0.0.1)\n"
     "  sites FILE      last ALLOC SITES record as ascii SITES, with its TRACEs\n"
     "  samples FILE    last CPU SAMPLES record as ascii CPU SAMPLES, with TRACEs\n"
     "  threads FILE    THREAD START/END records; threads of heap dumps\n"
@@ -76,10 +80,11 @@ static int number(const char *s, long *out)
     return *s != '\0' && *end == '\0';
 }
 
-/* Options that take a value: numbers, except --model. */
+/* Options that take a value: numbers, except --model and --bind. */
 static int takes_value(const char *a)
 {
-    static const char *const names[] = {"--dump", "--top", "--max-errors", "--model", "--depth"};
+    static const char *const names[] = {"--dump",  "--top",  "--max-errors", "--model",
+                                        "--depth", "--port", "--bind"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!strcmp(a, names[i])) return 1;
     return 0;
@@ -97,6 +102,8 @@ static int numeric_option(hp_opts *o, const char *a, const char *value)
         o->max_errors = n;
     else if (!strcmp(a, "--depth") && n >= 1 && n <= 64)
         o->depth = n;
+    else if (!strcmp(a, "--port") && n >= 0 && n <= 65535)
+        o->port = n;
     else
         return bad_usage("value out of range: %s", value);
     return HP_EXIT_OK;
@@ -124,6 +131,8 @@ static int parse_args(int argc, char **argv, hp_opts *o, const char **path)
         if (!strcmp(a, "--model")) {
             if (!(o->model = hp_model_find(argv[++i])))
                 return bad_usage("unknown size model '%s'", argv[i]);
+        } else if (!strcmp(a, "--bind")) {
+            o->bind = argv[++i];
         } else if (takes_value(a)) {
             int rc = numeric_option(o, a, argv[++i]);
             if (rc != HP_EXIT_OK) return rc;

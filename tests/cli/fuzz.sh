@@ -11,7 +11,9 @@ runs="${1:-200000}"
 shift || true
 mkdir -p "$out/corpus"
 cp -n "$root"/tests/cli/corpus/* "$out/corpus/" 2>/dev/null || true
-srcs=$(ls "$root"/src/cli/*.c "$root"/src/cli/heap/*.c | grep -v '/main\.c$')
+# Everything but main() and the HTTP server glue (the pages themselves are fuzzed).
+srcs=$(ls "$root"/src/cli/*.c "$root"/src/cli/heap/*.c "$root"/src/cli/serve/*.c |
+    grep -v -e '/main\.c$' -e '/cmd_serve\.c$')
 clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
     -fno-sanitize-recover=all -I"$root/src/cli" \
     $srcs "$root/tests/cli/fuzz_hprof.c" -lz -o "$out/fuzz_hprof"

@@ -3,8 +3,34 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "serve/web.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Every page of the web UI, on the first and last object and the first class. */
+static void web_pages(const hp_file *f, FILE *sink)
+{
+    hp_web w;
+    hp_opts o = {.model = hp_model_default()};
+    if (hp_web_open(&w, f, &o, sink) != HP_EXIT_OK) return;
+    char first[32] = "0", last[32] = "0", cls[32] = "0";
+    if (w.h.g.obj.n) {
+        snprintf(first, sizeof first, "%llu", (unsigned long long)w.h.g.obj.ids[0]);
+        snprintf(last, sizeof last, "%llu", (unsigned long long)w.h.g.obj.ids[w.h.g.obj.n - 1]);
+    }
+    if (w.h.g.classes.n)
+        snprintf(cls, sizeof cls, "%llu", (unsigned long long)w.h.g.classes.v[0].id);
+    const hp_query queries[] = {
+        {NULL, NULL, NULL}, {first, "int", "count"}, {last, NULL, "shallow"}, {cls, NULL, NULL}};
+    static const char *const paths[] = {"/", "/histo", "/class", "/object", "/dominators"};
+    for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++)
+        for (size_t q = 0; q < sizeof queries / sizeof queries[0]; q++) {
+            hp_html out = {0};
+            hp_web_page(&w, paths[p], &queries[q], &out);
+            hp_html_free(&out);
+        }
+    hp_web_close(&w);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -28,5 +54,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         hp_opts p = {.model = hp_model_default(), .target = targets[i], .exclude_weak = (int)i & 1};
         hp_cmd_path(&f, &p, sink, sink);
     }
+    web_pages(&f, sink);
     return 0;
 }

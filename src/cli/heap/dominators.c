@@ -88,23 +88,6 @@ static int number_dfs(hp_domtree *d, const hp_graph *g, uint32_t *parent, const 
     return rc;
 }
 
-/* Predecessors in CSR form over object indexes. */
-static int build_preds(const hp_graph *g, uint32_t **start, uint32_t **src)
-{
-    uint32_t n = g->obj.n;
-    *start = calloc((size_t)n + 2, sizeof **start);
-    *src = malloc((g->nedges ? g->nedges : 1) * sizeof **src);
-    if (!*start || !*src) return -1;
-    for (uint32_t e = 0; e < g->nedges; e++)
-        (*start)[HP_EDGE_TARGET(g->out[e]) + 2]++;
-    for (uint32_t i = 2; i <= n + 1; i++)
-        (*start)[i] += (*start)[i - 1];
-    for (uint32_t v = 0; v < n; v++)
-        for (uint32_t e = g->out_start[v]; e < g->out_start[v + 1]; e++)
-            (*src)[(*start)[HP_EDGE_TARGET(g->out[e]) + 1]++] = v;
-    return 0;
-}
-
 /* Minimal label on the forest path from u, compressing it (vertices > w are linked). */
 static uint32_t eval(uint32_t u, uint32_t w, uint32_t *anc, uint32_t *label, uint32_t *stack)
 {
@@ -131,7 +114,7 @@ static int semi_nca(hp_domtree *d, const hp_graph *g, uint32_t *parent, const ui
     uint32_t *label = malloc(((size_t)n + 1) * sizeof *label);
     uint32_t *anc = malloc(((size_t)n + 1) * sizeof *anc);
     uint32_t *stack = malloc(((size_t)n + 1) * sizeof *stack);
-    int rc = build_preds(g, &pstart, &psrc);
+    int rc = hp_graph_preds(g, &pstart, &psrc);
     if (!semi || !label || !anc || !stack) rc = -1;
     for (uint32_t w = n; w >= 1 && rc == 0; w--) {
         uint32_t obj = d->vertex[w], s = w;

@@ -31,6 +31,8 @@ public class HeapGraphTarget {
     static Deep deep;
     static Object[] leaves;
     static Object keep;
+    /* Markup in a dump string: the web UI must show it as text. */
+    static String marker = "<b>bold</b> & \"quoted\" <script>document.title='pwned'</script>";
 
     static void known() {
         chain = new Chain();

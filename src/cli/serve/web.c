@@ -1,0 +1,127 @@
+#include "serve/web.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "heap/histo_retained.h"
+#include "heap/targets.h"
+
+int hp_web_open(hp_web *w, const hp_file *f, const hp_opts *o, FILE *err)
+{
+    hp_error e = {0};
+    memset(w, 0, sizeof *w);
+    w->name = f->path;
+    int rc = hp_heap_open(&w->h, f, o, 1, err);
+    if (rc != HP_EXIT_OK) return rc;
+    if (hp_domkids_build(&w->kids, &w->h.d, &e) != 0 ||
+        hp_paths_build(&w->paths, &w->h.g, 0, &e) != 0 ||
+        hp_histo_build(&w->histo, &w->h.ix, w->h.dump, o->model, &e) != 0 ||
+        hp_histo_add_retained(&w->histo, &w->h, &e) != 0) {
+        hp_report(err, f, &e);
+        hp_web_close(w);
+        return HP_EXIT_MALFORMED;
+    }
+    if (hp_graph_preds(&w->h.g, &w->pred_start, &w->preds) != 0) {
+        fprintf(err, "hprof: error: %s: out of memory\n", f->path);
+        hp_web_close(w);
+        return HP_EXIT_MALFORMED;
+    }
+    return HP_EXIT_OK;
+}
+
+void hp_web_close(hp_web *w)
+{
+    hp_domkids_free(&w->kids);
+    hp_paths_free(&w->paths);
+    hp_histo_free(&w->histo);
+    free(w->pred_start);
+    free(w->preds);
+    hp_heap_close(&w->h);
+    memset(w, 0, sizeof *w);
+}
+
+static const char style[] =
+    "<style>body{font-family:sans-serif;margin:1em 2em}table{border-collapse:collapse}"
+    "td,th{padding:2px 8px;text-align:left;border-bottom:1px solid #ddd}"
+    "td.n,th.n{text-align:right}nav a{margin-right:1em}code{font-size:90%}</style>";
+
+void hp_web_begin(hp_html *out, const hp_web *w, const char *title)
+{
+    hp_html_raw(out, "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>");
+    hp_html_text(out, title);
+    hp_html_raw(out, " - hprof</title>");
+    hp_html_raw(out, style);
+    hp_html_raw(out, "</head><body><nav><a href=\"/\">Overview</a><a href=\"/histo\">Histogram</a>"
+                     "<a href=\"/dominators\">Dominator tree</a><small>");
+    hp_html_text(out, w->name);
+    hp_html_raw(out, "</small></nav><h1>");
+    hp_html_text(out, title);
+    hp_html_raw(out, "</h1>");
+}
+
+void hp_web_end(hp_html *out)
+{
+    hp_html_raw(out, "</body></html>\n");
+}
+
+static const char *status_title(int status)
+{
+    switch (status) {
+    case 400:
+        return "Bad request";
+    case 404:
+        return "Not found";
+    case 405:
+        return "Method not allowed";
+    case 414:
+        return "URL too long";
+    default:
+        return "Server error";
+    }
+}
+
+int hp_web_error(hp_html *out, const hp_web *w, int status, const char *what, const char *arg)
+{
+    out->len = 0;
+    if (out->buf) out->buf[0] = '\0';
+    hp_web_begin(out, w, status_title(status));
+    hp_html_raw(out, "<p>");
+    hp_html_text(out, what);
+    if (arg) {
+        hp_html_raw(out, ": <code>");
+        hp_html_text(out, arg);
+        hp_html_raw(out, "</code>");
+    }
+    hp_html_raw(out, "</p>");
+    hp_web_end(out);
+    return status;
+}
+
+void hp_web_object_link(hp_html *out, const hp_web *w, uint32_t obj)
+{
+    char what[512];
+    hp_graph_describe(&w->h.g, obj, what, sizeof what);
+    hp_html_fmt(out, "<a href=\"/object?id=0x%" PRIx64 "\">0x%" PRIx64 "</a> ", w->h.g.obj.ids[obj],
+                w->h.g.obj.ids[obj]);
+    hp_html_text(out, what);
+}
+
+uint32_t hp_web_object_arg(const hp_web *w, const char *id)
+{
+    return id ? hp_find_object(&w->h, id) : HP_NO_OBJECT;
+}
+
+int hp_web_page(const hp_web *w, const char *path, const hp_query *q, hp_html *out)
+{
+    static const struct {
+        const char *path;
+        int (*page)(const hp_web *, const hp_query *, hp_html *);
+    } pages[] = {
+        {"/", hp_page_overview},     {"/histo", hp_page_histo},           {"/class", hp_page_class},
+        {"/object", hp_page_object}, {"/dominators", hp_page_dominators},
+    };
+    for (size_t i = 0; i < sizeof pages / sizeof pages[0]; i++)
+        if (strcmp(path, pages[i].path) == 0) return pages[i].page(w, q, out);
+    return hp_web_error(out, w, 404, "No such page", path);
+}

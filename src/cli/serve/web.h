@@ -1,0 +1,50 @@
+/*
+ * The pages of `hprof serve`, independent of the HTTP server: everything is
+ * computed once when the dump is opened, then each request only reads it, so
+ * pages are cheap and requests cannot change the state.
+ */
+#ifndef HPROF_CLI_SERVE_WEB_H
+#define HPROF_CLI_SERVE_WEB_H
+
+#include "heap/heap.h"
+#include "heap/paths.h"
+#include "histo.h"
+#include "serve/html.h"
+
+typedef struct {
+    hp_heap h;
+    hp_domkids kids;
+    hp_paths paths;               /* all references, referents included */
+    uint32_t *pred_start, *preds; /* referrers in CSR form */
+    hp_histo histo;               /* with retained sizes */
+    const char *name;             /* the dump's path, shown in titles */
+} hp_web;
+
+/* Query parameters a page may use; NULL when absent. */
+typedef struct {
+    const char *id, *prim, *sort;
+} hp_query;
+
+/* Returns HP_EXIT_OK or an exit code after printing an error to err. */
+int hp_web_open(hp_web *w, const hp_file *f, const hp_opts *o, FILE *err);
+void hp_web_close(hp_web *w);
+
+/* Renders the page for `path` into out; returns the HTTP status (200, 404, ...). */
+int hp_web_page(const hp_web *w, const char *path, const hp_query *q, hp_html *out);
+
+/* Pieces the pages share (web.c). */
+void hp_web_begin(hp_html *out, const hp_web *w, const char *title);
+void hp_web_end(hp_html *out);
+int hp_web_error(hp_html *out, const hp_web *w, int status, const char *what, const char *arg);
+/* A link to an object's page, showing its ID and class. */
+void hp_web_object_link(hp_html *out, const hp_web *w, uint32_t obj);
+/* The object an "id" parameter names, or HP_NO_OBJECT. */
+uint32_t hp_web_object_arg(const hp_web *w, const char *id);
+
+int hp_page_overview(const hp_web *w, const hp_query *q, hp_html *out);
+int hp_page_histo(const hp_web *w, const hp_query *q, hp_html *out);
+int hp_page_class(const hp_web *w, const hp_query *q, hp_html *out);
+int hp_page_object(const hp_web *w, const hp_query *q, hp_html *out);
+int hp_page_dominators(const hp_web *w, const hp_query *q, hp_html *out);
+
+#endif
