@@ -16,9 +16,9 @@ def read_table(name):
     return rows
 
 
-def modes():
-    """{name: options template} in file order."""
-    return {row[0]: row[1] for row in read_table("modes.conf")}
+def modes(name="modes.conf"):
+    """{name: options template} in file order, from bench/<name>."""
+    return {row[0]: row[1] for row in read_table(name)}
 
 
 def programs():

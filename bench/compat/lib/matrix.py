@@ -1,0 +1,107 @@
+"""Runs the compatibility matrix of one JDK: every program without an agent, then under each
+mode, program by program; appends one JSON line per cell to <raw>/cells.jsonl and keeps the
+working directory of every cell that is not ok under <raw>/failed/.
+
+Usage: matrix.py --jdk HOME --feature N --raw DIR --programs a,b --modes a,b --agent SO --cli HPROF
+                 --scale S --timeout SEC --max-ratio R
+"""
+import argparse
+import json
+import os
+import shutil
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "lib"))
+import cells  # noqa: E402
+import conf  # noqa: E402
+
+COMPAT = os.path.join(conf.BENCH, "compat")
+UNCAUGHT = 'Exception in thread "main"'  # a run without agent that ends so is not a workload
+
+
+def programs():
+    """{name: {kind, jdk, action, rule, template}} from compat/programs.conf."""
+    bench = conf.programs()
+    table = {}
+    for name, kind, jdk, action, rule, template in conf.read_table("compat/programs.conf"):
+        if template.startswith("@bench:"):
+            template = bench[template[len("@bench:"):]][1]
+        table[name] = {"kind": kind, "jdk": jdk, "action": action, "rule": rule, "template": template}
+    return table
+
+
+def runs_on(jdk, feature):
+    return jdk == "all" or (jdk.startswith(">=") and int(feature) >= int(jdk[2:]))
+
+
+def command(java, program, mode_opts, out, values, rundir):
+    values = dict(values, rundir=rundir)
+    args = conf.fill(program["template"], values)
+    if args[0].startswith("exec:"):
+        java, args = args[0][len("exec:"):], args[1:]
+    jvm = [f"-XX:ErrorFile={rundir}/hs_err_pid%p.log", "-XX:-CreateCoredumpOnCrash"]
+    agent = conf.fill(mode_opts, values)
+    if agent:
+        ext = ".hprof" if "format=b" in agent[0] else ".txt"
+        agent[0] += f",file={out}{ext}"
+    return [java] + jvm + agent + args
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    for opt in ("--jdk", "--feature", "--raw", "--programs", "--modes", "--agent", "--cli", "--scale"):
+        ap.add_argument(opt, required=True)
+    ap.add_argument("--timeout", type=float, default=300, help="upper limit per run, seconds")
+    ap.add_argument("--max-ratio", type=float, default=20, help="a run is stopped at this ratio to no agent")
+    args = ap.parse_args()
+
+    all_programs, all_modes = programs(), conf.modes("compat/modes.conf")
+    names, modes = args.programs.split(","), args.modes.split(",")
+    unknown = sorted(set(names) - set(all_programs) | set(modes) - set(all_modes))
+    if unknown:
+        ap.error(f"unknown program or mode: {', '.join(unknown)}")
+    modes = ["none"] + [m for m in modes if m != "none"]
+    work = os.path.join(conf.WORK, "compat", args.feature)
+    values = dict(conf.placeholders(args.scale, args.feature), agent=args.agent, compat=COMPAT,
+                  scripts=os.path.join(COMPAT, "programs", "scripts"), cw=work, cc=os.path.join(work, "classes"),
+                  sampledalloc=os.path.join(conf.WORK, "agents", "libsampledalloc.so"))
+    java = os.path.join(args.jdk, "bin", "java")
+    jcmd = os.path.join(args.jdk, "bin", "jcmd")
+    with open(os.path.join(args.raw, "cells.jsonl"), "a", encoding="utf-8") as log:
+        for name in names:
+            program = all_programs[name]
+            if not runs_on(program["jdk"], args.feature):
+                continue
+            baseline = None
+            for mode in modes:
+                rundir = os.path.join(conf.WORK, "compat", "runs", args.feature, name, mode)
+                cmd = command(java, program, all_modes[mode], os.path.join(rundir, "prof"), values, rundir)
+                limit = args.timeout if baseline is None else min(
+                    args.timeout, max(60, args.max_ratio * baseline["wall_s"]))
+                result = cells.run(cmd, rundir, program["action"], limit, jcmd)
+                cells.classify(rundir, result, baseline, program["rule"], args.cli, mode != "none")
+                record = {"jdk": args.feature, "program": name, "kind": program["kind"], "mode": mode,
+                          "command": cells.quote(cmd), "action": program["action"], **result}
+                if mode == "none":
+                    if result["outcome"] != "ok" or result["exit"] == 1 or UNCAUGHT in result["stderr_tail"]:
+                        record["outcome"] = "baseline-failed"
+                    baseline = result
+                if record["outcome"] != "ok":
+                    kept = os.path.join(args.raw, "failed", args.feature, name, mode)
+                    shutil.rmtree(kept, ignore_errors=True)
+                    malformed = record["outcome"] == "malformed"
+                    shutil.copytree(rundir, kept, ignore=None if malformed else shutil.ignore_patterns("prof*"))
+                    record["kept"] = kept
+                shutil.rmtree(rundir, ignore_errors=True)
+                record.pop("stdout", None)
+                log.write(json.dumps(record) + "\n")
+                log.flush()
+                ratio = result["wall_s"] / baseline["wall_s"] if baseline and baseline["wall_s"] else 0
+                print(f"jdk{args.feature} {name:14} {mode:13} {record['outcome']:9} {result['wall_s']:6.1f}s "
+                      f"x{ratio:4.2f} {'; '.join(record['details'])[:200]}", flush=True)
+                if record["outcome"] == "baseline-failed":
+                    break
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,93 @@
+"""Renders a compatibility run (<raw>/cells.jsonl and meta.json) as Markdown: per JDK a table
+of programs by modes, the number of cells per outcome, and every cell that is not ok with its
+findings and the command that reproduces it. Writes <raw>/matrix.md and prints it.
+
+Usage: table.py <raw> [--out FILE]
+"""
+import argparse
+import collections
+import json
+import os
+
+OUTCOMES = ["ok", "crash", "hang", "malformed", "error", "changed"]
+
+
+def load(raw):
+    with open(os.path.join(raw, "meta.json"), encoding="utf-8") as f:
+        meta = json.load(f)
+    with open(os.path.join(raw, "cells.jsonl"), encoding="utf-8") as f:
+        cells = [json.loads(line) for line in f if line.strip()]
+    return meta, cells
+
+
+def cell_text(cell, base_wall):
+    if cell["outcome"] == "ok":
+        return f"ok {cell['wall_s'] / base_wall:.2f}" if base_wall else "ok"
+    return f"**{cell['outcome'].upper()}**"
+
+
+def jdk_section(feature, cells):
+    programs = list(dict.fromkeys(c["program"] for c in cells))
+    modes = [m for m in dict.fromkeys(c["mode"] for c in cells) if m != "none"]
+    by_key = {(c["program"], c["mode"]): c for c in cells}
+    lines = [f"## JDK {feature}", "",
+             "| program | kind | no agent (s) | " + " | ".join(modes) + " |",
+             "|---|---|---:|" + "---|" * len(modes)]
+    for p in programs:
+        base = by_key.get((p, "none"))
+        if base is None:
+            continue
+        if base["outcome"] == "baseline-failed":
+            row = [p, base["kind"], "fails", "not run without agent: " + "; ".join(base["details"])[:80]]
+            row += [""] * (len(modes) - 1)
+        else:
+            row = [p, base["kind"], f"{base['wall_s']:.1f}"]
+            row += [cell_text(by_key[(p, m)], base["wall_s"]) if (p, m) in by_key else "–" for m in modes]
+        lines.append("| " + " | ".join(row) + " |")
+    agent_cells = [c for c in cells if c["mode"] != "none"]
+    counts = collections.Counter(c["outcome"] for c in agent_cells)
+    lines += ["", f"Cells with an agent: {len(agent_cells)}; " +
+              ", ".join(f"{o} {counts.get(o, 0)}" for o in OUTCOMES) + "."]
+    failed_base = [c["program"] for c in cells if c["mode"] == "none" and c["outcome"] == "baseline-failed"]
+    if failed_base:
+        lines.append(f"Not run (the program fails without an agent on this JDK): {', '.join(failed_base)}.")
+    bad = [c for c in agent_cells if c["outcome"] != "ok"]
+    if bad:
+        lines += ["", f"### JDK {feature}: cells that are not ok", ""]
+        for c in bad:
+            action = "" if c["action"] == "-" else f" (then `{c['action']}` from the harness)"
+            lines.append(f"- **{c['program']} / {c['mode']}: {c['outcome']}**: " + "; ".join(c["details"]))
+            lines.append(f"  - reproduce{action}: `{c['command']}`")
+    return lines
+
+
+def render(meta, cells):
+    lines = ["# Compatibility matrix", "",
+             f"Commit `{meta['commit']}`{' (dirty tree)' if meta.get('dirty') else ''}, {meta['date']}, "
+             f"agent {meta['agent']}.", "",
+             f"JDKs: {'; '.join(meta['jdks'])}. Machine: {meta['machine']}; load average "
+             f"{meta['load_start']} at start, {meta.get('load_end', '?')} at the end.", "",
+             f"Command: `{meta['command']}` (inputs of the bench programs at scale {meta['scale']}).", "",
+             "A cell is the wall time with the agent over the time without it, one run each, "
+             "or what went wrong: CRASH (hs_err file or fatal signal), HANG (stopped at the time limit), "
+             "MALFORMED (the output fails the ascii grammar check or `hprof verify`), ERROR "
+             "(`HPROF ERROR` on stderr), CHANGED (stdout, after the normaliser, or the exit status "
+             "differs from the run without agent).", ""]
+    for feature in dict.fromkeys(c["jdk"] for c in cells):
+        lines += jdk_section(feature, [c for c in cells if c["jdk"] == feature]) + [""]
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("raw")
+    ap.add_argument("--out")
+    args = ap.parse_args()
+    text = render(*load(args.raw))
+    with open(args.out or os.path.join(args.raw, "matrix.md"), "w", encoding="utf-8") as f:
+        f.write(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

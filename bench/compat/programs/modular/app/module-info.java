@@ -1,0 +1,4 @@
+module compat.app {
+    requires java.logging;
+    exports compat.app;
+}

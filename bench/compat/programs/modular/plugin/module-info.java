@@ -1,0 +1,4 @@
+module compat.plugin {
+    requires compat.app;
+    exports compat.plugin;
+}
