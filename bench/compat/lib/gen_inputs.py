@@ -1,6 +1,5 @@
 """Writes the generated inputs of the compatibility programs into a directory (fixed seed):
-shapes.svg for Batik and calc.txt, a program in the Calc language for the ANTLR and JavaCC runs'
-own checks. Usage: gen_inputs.py DIR"""
+shapes.svg, 3,000 circles, rotated gradient rectangles and texts for Batik. Usage: gen_inputs.py DIR"""
 import os
 import random
 import sys
