@@ -28,11 +28,8 @@ while (($#)); do
     esac
     shift
 done
-case $jdk in
-    17) jdks=(17) ;; 25) jdks=(25) ;; all) jdks=(17 25) ;;
-    *) echo "--jdk must be 17, 25 or all" >&2; exit 2 ;;
-esac
 source lib/jdk_homes.sh
+select_jdks "$jdk"
 
 ./deps.sh
 built=${HPROF_AGENT:-../build/libhprof.so}

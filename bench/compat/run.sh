@@ -16,7 +16,7 @@ usage() {
     exit 2
 }
 
-jdk=all timeout=300 max_ratio=20 scale=0.1
+jdk=all timeout=300 max_ratio=20 scale=0.05
 modes=$(conf_names modes.conf)
 programs=$(conf_names programs.conf)
 # --quick: one program of each kind and three modes, a harness check of a few minutes.
@@ -36,11 +36,8 @@ while (($#)); do
     esac
     shift
 done
-case $jdk in
-    17) jdks=(17) ;; 25) jdks=(25) ;; all) jdks=(17 25) ;;
-    *) usage ;;
-esac
 source ../lib/jdk_homes.sh
+select_jdks "$jdk"
 
 ./deps.sh
 (cd ../.. && cmake -S . -B build >/dev/null && cmake --build build -j2 >/dev/null)

@@ -115,12 +115,12 @@ class Cells(unittest.TestCase):
         self.assertEqual(cells.normalise(out, r"sub:\d+ms"), "result 3 (<v>)\ncompat: a\nthread dump\n")
         self.assertEqual(cells.normalise(out, "keep:^compat:"), "compat: a\n")
 
-    def classify(self, files, exit_code=0, timed_out=False, baseline=None, agent=True):
+    def classify(self, files, exit_code=0, timed_out=False, baseline=None, agent=True, busy=None):
         with tempfile.TemporaryDirectory() as d:
             for name, data in files.items():
                 with open(os.path.join(d, name), "wb") as f:
                     f.write(data)
-            result = {"exit": exit_code, "wall_s": 1.0, "timed_out": timed_out}
+            result = {"exit": exit_code, "wall_s": 1.0, "timed_out": timed_out, "busy": busy}
             return cells.classify(d, result, baseline, "-", "/bin/false", agent)
 
     def test_outcomes_in_order_of_severity(self):
@@ -134,6 +134,9 @@ class Cells(unittest.TestCase):
         bad = dict(good, **{"prof.txt": GOOD.replace("SITES END\n", "").encode()})
         self.assertEqual(self.classify(bad, baseline=base)["outcome"], "malformed")
         self.assertEqual(self.classify(good, timed_out=True, baseline=base)["outcome"], "hang")
+        answered = dict(good, **{"threads.txt": b'Full thread dump\n"main" #1 runnable\n'})
+        self.assertEqual(self.classify(answered, timed_out=True, baseline=base, busy=0.9)["outcome"], "slow")
+        self.assertEqual(self.classify(answered, timed_out=True, baseline=base, busy=0.0)["outcome"], "hang")
         crashed = dict(bad, **{"hs_err_pid1.log": b"#  SIGSEGV (0xb) at pc=0x1\n# Problematic frame:\n# C  [libhprof.so+0x10]\n"})
         result = self.classify(crashed, exit_code=134, baseline=base)
         self.assertEqual(result["outcome"], "crash")

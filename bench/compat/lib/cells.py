@@ -154,10 +154,7 @@ def classify(rundir, result, baseline, rule, cli, agent_mode):
     if hs_err or result["exit"] in CRASH_EXITS or FATAL.search(stdout) or FATAL.search(stderr):
         details.append("crash: " + (top_frames(hs_err[0]) if hs_err else f"exit {result['exit']}"))
     if result["timed_out"]:
-        busy = result.get("busy")
-        details.append(f"hang: killed after {result['wall_s']:.0f} s" +
-                       (f", using {busy} CPUs before (0: blocked, more: spinning or slow)" if busy is not None else "") +
-                       ", thread dump in threads.txt")
+        details.append(timeout_finding(rundir, result))
     error = AGENT_ERROR.search(stderr.decode("utf-8", "replace"))
     if error:
         details.append("error: " + error.group(0))
@@ -168,7 +165,7 @@ def classify(rundir, result, baseline, rule, cli, agent_mode):
             details.append(f"changed: exit {result['exit']}, without agent {baseline['exit']}")
         if normalise(stdout, rule) != baseline["stdout"]:
             details.append("changed: stdout differs: " + first_difference(normalise(stdout, rule), baseline["stdout"]))
-    order = ["crash", "hang", "malformed", "error", "changed"]
+    order = ["crash", "hang", "slow", "malformed", "error", "changed"]
     kinds = [d.split(":")[0] for d in details]
     result["outcome"] = next((k for k in order if k in kinds), "ok")
     result["details"] = details
@@ -178,6 +175,17 @@ def classify(rundir, result, baseline, rule, cli, agent_mode):
     if hs_err:
         result["hs_err"] = hs_err[0]
     return result
+
+
+def timeout_finding(rundir, result):
+    """A run stopped at its time limit is a hang if it was blocked (no CPU used in the 2 s before)
+    or the JVM did not answer jcmd Thread.print; it is slow if it still computed and answered."""
+    busy = result.get("busy")
+    answered = b'"main"' in read(os.path.join(rundir, "threads.txt")) or b"Full thread dump" in read(
+        os.path.join(rundir, "threads.txt"))
+    kind = "slow" if answered and busy and busy >= 0.2 else "hang"
+    return (f"{kind}: stopped after {result['wall_s']:.0f} s, using {busy} CPUs in its last 2 s, "
+            f"thread dump {'in threads.txt' if answered else 'refused'}")
 
 
 def first_difference(got, want):

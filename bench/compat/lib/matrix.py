@@ -1,5 +1,5 @@
-"""Runs the compatibility matrix of one JDK: every program without an agent, then under each
-mode, program by program; appends one JSON line per cell to <raw>/cells.jsonl and keeps the
+"""Runs the compatibility matrix of one JDK: every program without an agent, then each mode
+over every program; appends one JSON line per cell to <raw>/cells.jsonl and keeps the
 working directory of every cell that is not ok under <raw>/failed/.
 
 Usage: matrix.py --jdk HOME --feature N --raw DIR --programs a,b --modes a,b --agent SO --cli HPROF
@@ -67,13 +67,16 @@ def main():
                   sampledalloc=os.path.join(conf.WORK, "agents", "libsampledalloc.so"))
     java = os.path.join(args.jdk, "bin", "java")
     jcmd = os.path.join(args.jdk, "bin", "jcmd")
+    names = [n for n in names if runs_on(all_programs[n]["jdk"], args.feature)]
+    baselines = {}  # program -> its run without agent, if that run is a usable workload
     with open(os.path.join(args.raw, "cells.jsonl"), "a", encoding="utf-8") as log:
-        for name in names:
-            program = all_programs[name]
-            if not runs_on(program["jdk"], args.feature):
-                continue
-            baseline = None
-            for mode in modes:
+        # Mode-major, every program without agent first: a run cut short still has whole columns.
+        for mode in modes:
+            for name in names:
+                if mode != "none" and name not in baselines:
+                    continue
+                program = all_programs[name]
+                baseline = baselines.get(name)
                 rundir = os.path.join(conf.WORK, "compat", "runs", args.feature, name, mode)
                 cmd = command(java, program, all_modes[mode], os.path.join(rundir, "prof"), values, rundir)
                 limit = args.timeout if baseline is None else min(
@@ -85,23 +88,27 @@ def main():
                 if mode == "none":
                     if result["outcome"] != "ok" or result["exit"] == 1 or UNCAUGHT in result["stderr_tail"]:
                         record["outcome"] = "baseline-failed"
-                    baseline = result
-                if record["outcome"] != "ok":
-                    kept = os.path.join(args.raw, "failed", args.feature, name, mode)
-                    shutil.rmtree(kept, ignore_errors=True)
-                    malformed = record["outcome"] == "malformed"
-                    shutil.copytree(rundir, kept, ignore=None if malformed else shutil.ignore_patterns("prof*"))
-                    record["kept"] = kept
-                shutil.rmtree(rundir, ignore_errors=True)
-                record.pop("stdout", None)
-                log.write(json.dumps(record) + "\n")
+                    else:
+                        baselines[name] = result
+                log.write(json.dumps(keep_failed(record, rundir, args.raw)) + "\n")
                 log.flush()
-                ratio = result["wall_s"] / baseline["wall_s"] if baseline and baseline["wall_s"] else 0
+                ratio = result["wall_s"] / baseline["wall_s"] if baseline else 1
                 print(f"jdk{args.feature} {name:14} {mode:13} {record['outcome']:9} {result['wall_s']:6.1f}s "
                       f"x{ratio:4.2f} {'; '.join(record['details'])[:200]}", flush=True)
-                if record["outcome"] == "baseline-failed":
-                    break
 
+
+def keep_failed(record, rundir, raw):
+    """Moves the working directory of a cell that is not ok under <raw>/failed/ (the profile
+    only if it is the problem), deletes it otherwise; returns the record for the log."""
+    if record["outcome"] != "ok":
+        kept = os.path.join(raw, "failed", record["jdk"], record["program"], record["mode"])
+        shutil.rmtree(kept, ignore_errors=True)
+        malformed = record["outcome"] == "malformed"
+        shutil.copytree(rundir, kept, ignore=None if malformed else shutil.ignore_patterns("prof*"))
+        record["kept"] = kept
+    shutil.rmtree(rundir, ignore_errors=True)
+    record.pop("stdout", None)
+    return record
 
 if __name__ == "__main__":
     main()

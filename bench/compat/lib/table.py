@@ -9,7 +9,7 @@ import collections
 import json
 import os
 
-OUTCOMES = ["ok", "crash", "hang", "malformed", "error", "changed"]
+OUTCOMES = ["ok", "crash", "hang", "slow", "malformed", "error", "changed"]
 
 
 def load(raw):
@@ -69,7 +69,8 @@ def render(meta, cells):
              f"{meta['load_start']} at start, {meta.get('load_end', '?')} at the end.", "",
              f"Command: `{meta['command']}` (inputs of the bench programs at scale {meta['scale']}).", "",
              "A cell is the wall time with the agent over the time without it, one run each, "
-             "or what went wrong: CRASH (hs_err file or fatal signal), HANG (stopped at the time limit), "
+             "or what went wrong: CRASH (hs_err file or fatal signal), HANG (stopped at the time limit while "
+             "blocked or not answering `jcmd Thread.print`), SLOW (stopped at the time limit while computing), "
              "MALFORMED (the output fails the ascii grammar check or `hprof verify`), ERROR "
              "(`HPROF ERROR` on stderr), CHANGED (stdout, after the normaliser, or the exit status "
              "differs from the run without agent).", ""]
