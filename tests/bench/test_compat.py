@@ -114,6 +114,7 @@ class Cells(unittest.TestCase):
         self.assertEqual(cells.normalise(out, "-"), "result 3 (12ms)\ncompat: a\nthread dump\n")
         self.assertEqual(cells.normalise(out, r"sub:\d+ms"), "result 3 (<v>)\ncompat: a\nthread dump\n")
         self.assertEqual(cells.normalise(out, "keep:^compat:"), "compat: a\n")
+        self.assertEqual(cells.normalise(b"made /r/none/x\n", "-", "/r/none"), "made <rundir>/x\n")
 
     def classify(self, files, exit_code=0, timed_out=False, baseline=None, agent=True, busy=None):
         with tempfile.TemporaryDirectory() as d:
@@ -158,7 +159,8 @@ class Conf(unittest.TestCase):
         for name, p in programs.items():
             with self.subTest(name):
                 self.assertIn(p["kind"], ("real", "lang", "module", "hostile"))
-                self.assertTrue(p["jdk"] == "all" or re.fullmatch(r">=\d+", p["jdk"]))
+                self.assertTrue(p["jdk"] == "all" or re.fullmatch(r">=\d+|<\d+", p["jdk"]))
+                self.assertTrue(re.fullmatch(r"\*|\d+", p["exit"]))
                 self.assertTrue(re.fullmatch(r"-|sigquit:\d+|dump2|sigterm", p["action"]))
                 self.assertTrue(p["rule"] == "-" or p["rule"].startswith(("sub:", "keep:")))
                 if p["rule"] != "-":

@@ -118,9 +118,12 @@ def read(path, limit=None):
         return f.read() if limit is None else f.read()[-limit:]
 
 
-def normalise(stdout, rule):
-    """The program's stdout as compared: our Dumping lines dropped, the program's normaliser applied."""
+def normalise(stdout, rule, rundir=None):
+    """The program's stdout as compared: our Dumping lines dropped, the run's own directory
+    (which names the mode) replaced, the program's normaliser applied."""
     text = DUMPING.sub("", stdout.decode("utf-8", "replace"))
+    if rundir:
+        text = text.replace(rundir, "<rundir>")
     if rule.startswith("sub:"):
         text = re.sub(rule[4:], "<v>", text)
     elif rule.startswith("keep:"):
@@ -163,13 +166,14 @@ def classify(rundir, result, baseline, rule, cli, agent_mode):
     if baseline is not None and not result["timed_out"]:
         if result["exit"] != baseline["exit"]:
             details.append(f"changed: exit {result['exit']}, without agent {baseline['exit']}")
-        if normalise(stdout, rule) != baseline["stdout"]:
-            details.append("changed: stdout differs: " + first_difference(normalise(stdout, rule), baseline["stdout"]))
+        if normalise(stdout, rule, rundir) != baseline["stdout"]:
+            details.append("changed: stdout differs: " + first_difference(normalise(stdout, rule, rundir),
+                                                                         baseline["stdout"]))
     order = ["crash", "hang", "slow", "malformed", "error", "changed"]
     kinds = [d.split(":")[0] for d in details]
     result["outcome"] = next((k for k in order if k in kinds), "ok")
     result["details"] = details
-    result["stdout"] = normalise(stdout, rule)
+    result["stdout"] = normalise(stdout, rule, rundir)
     result["stderr_tail"] = stderr[-1500:].decode("utf-8", "replace")
     result["dumps"] = len(re.findall(rb"^Dumping", stderr, re.M))
     if hs_err:

@@ -20,18 +20,29 @@ UNCAUGHT = 'Exception in thread "main"'  # a run without agent that ends so is n
 
 
 def programs():
-    """{name: {kind, jdk, action, rule, template}} from compat/programs.conf."""
+    """{name: {kind, jdk, exit, action, rule, template}} from compat/programs.conf."""
     bench = conf.programs()
     table = {}
-    for name, kind, jdk, action, rule, template in conf.read_table("compat/programs.conf"):
+    for name, kind, jdk, exit_status, action, rule, template in conf.read_table("compat/programs.conf"):
         if template.startswith("@bench:"):
             template = bench[template[len("@bench:"):]][1]
-        table[name] = {"kind": kind, "jdk": jdk, "action": action, "rule": rule, "template": template}
+        table[name] = {"kind": kind, "jdk": jdk, "exit": exit_status, "action": action, "rule": rule,
+                       "template": template}
     return table
 
 
 def runs_on(jdk, feature):
-    return jdk == "all" or (jdk.startswith(">=") and int(feature) >= int(jdk[2:]))
+    if jdk.startswith(">="):
+        return int(feature) >= int(jdk[2:])
+    if jdk.startswith("<"):
+        return int(feature) < int(jdk[1:])
+    return jdk == "all"
+
+
+def works(result, program):
+    """Whether a run without agent is a usable workload: it ended by itself, as expected."""
+    expected = program["exit"] == "*" or result["exit"] == int(program["exit"])
+    return result["outcome"] == "ok" and expected and UNCAUGHT not in result["stderr_tail"]
 
 
 def command(java, program, mode_opts, out, values, rundir):
@@ -67,9 +78,13 @@ def main():
                   sampledalloc=os.path.join(conf.WORK, "agents", "libsampledalloc.so"))
     java = os.path.join(args.jdk, "bin", "java")
     jcmd = os.path.join(args.jdk, "bin", "jcmd")
-    names = [n for n in names if runs_on(all_programs[n]["jdk"], args.feature)]
     baselines = {}  # program -> its run without agent, if that run is a usable workload
     with open(os.path.join(args.raw, "cells.jsonl"), "a", encoding="utf-8") as log:
+        for name in [n for n in names if not runs_on(all_programs[n]["jdk"], args.feature)]:
+            p = all_programs[name]
+            log.write(json.dumps({"jdk": args.feature, "program": name, "kind": p["kind"], "mode": "none",
+                                  "outcome": "not-run", "details": [f"runs on JDK {p['jdk']}"]}) + "\n")
+        names = [n for n in names if runs_on(all_programs[n]["jdk"], args.feature)]
         # Mode-major, every program without agent first: a run cut short still has whole columns.
         for mode in modes:
             for name in names:
@@ -86,8 +101,9 @@ def main():
                 record = {"jdk": args.feature, "program": name, "kind": program["kind"], "mode": mode,
                           "command": cells.quote(cmd), "action": program["action"], **result}
                 if mode == "none":
-                    if result["outcome"] != "ok" or result["exit"] == 1 or UNCAUGHT in result["stderr_tail"]:
+                    if not works(result, program):
                         record["outcome"] = "baseline-failed"
+                        record["details"].append(f"exit {result['exit']}: {result['stderr_tail'][-300:]}")
                     else:
                         baselines[name] = result
                 log.write(json.dumps(keep_failed(record, rundir, args.raw)) + "\n")

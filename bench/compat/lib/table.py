@@ -1,8 +1,10 @@
-"""Renders a compatibility run (<raw>/cells.jsonl and meta.json) as Markdown: per JDK a table
+"""Renders compatibility runs (<raw>/cells.jsonl and meta.json) as Markdown: per JDK a table
 of programs by modes, the number of cells per outcome, and every cell that is not ok with its
-findings and the command that reproduces it. Writes <raw>/matrix.md and prints it.
+findings and the command that reproduces it. With several runs (say a full one and a re-run of a
+few programs), a later run's cells replace the earlier ones'. Writes <first raw>/matrix.md (or
+--out) and prints it.
 
-Usage: table.py <raw> [--out FILE]
+Usage: table.py <raw>... [--out FILE]
 """
 import argparse
 import collections
@@ -12,12 +14,17 @@ import os
 OUTCOMES = ["ok", "crash", "hang", "slow", "malformed", "error", "changed"]
 
 
-def load(raw):
-    with open(os.path.join(raw, "meta.json"), encoding="utf-8") as f:
-        meta = json.load(f)
-    with open(os.path.join(raw, "cells.jsonl"), encoding="utf-8") as f:
-        cells = [json.loads(line) for line in f if line.strip()]
-    return meta, cells
+def load(raws):
+    """The runs' metadata and their cells, later runs replacing earlier cells."""
+    metas, cells = [], {}
+    for raw in raws:
+        with open(os.path.join(raw, "meta.json"), encoding="utf-8") as f:
+            metas.append(json.load(f))
+        with open(os.path.join(raw, "cells.jsonl"), encoding="utf-8") as f:
+            for line in filter(str.strip, f):
+                c = json.loads(line)
+                cells[(c["jdk"], c["program"], c["mode"])] = c
+    return metas, list(cells.values())
 
 
 def cell_text(cell, base_wall):
@@ -33,24 +40,24 @@ def jdk_section(feature, cells):
     lines = [f"## JDK {feature}", "",
              "| program | kind | no agent (s) | " + " | ".join(modes) + " |",
              "|---|---|---:|" + "---|" * len(modes)]
+    usable, not_run = [], []
     for p in programs:
         base = by_key.get((p, "none"))
         if base is None:
             continue
-        if base["outcome"] == "baseline-failed":
-            row = [p, base["kind"], "fails", "not run without agent: " + "; ".join(base["details"])[:80]]
-            row += [""] * (len(modes) - 1)
-        else:
-            row = [p, base["kind"], f"{base['wall_s']:.1f}"]
-            row += [cell_text(by_key[(p, m)], base["wall_s"]) if (p, m) in by_key else "–" for m in modes]
+        if base["outcome"] in ("baseline-failed", "not-run"):
+            not_run.append(f"{p} ({'; '.join(base['details'])[:160]})")
+            continue
+        usable.append(p)
+        row = [p, base["kind"], f"{base['wall_s']:.1f}"]
+        row += [cell_text(by_key[(p, m)], base["wall_s"]) if (p, m) in by_key else "–" for m in modes]
         lines.append("| " + " | ".join(row) + " |")
-    agent_cells = [c for c in cells if c["mode"] != "none"]
+    agent_cells = [c for c in cells if c["mode"] != "none" and c["program"] in usable]
     counts = collections.Counter(c["outcome"] for c in agent_cells)
     lines += ["", f"Cells with an agent: {len(agent_cells)}; " +
               ", ".join(f"{o} {counts.get(o, 0)}" for o in OUTCOMES) + "."]
-    failed_base = [c["program"] for c in cells if c["mode"] == "none" and c["outcome"] == "baseline-failed"]
-    if failed_base:
-        lines.append(f"Not run (the program fails without an agent on this JDK): {', '.join(failed_base)}.")
+    if not_run:
+        lines.append(f"Not run with an agent on this JDK: {'; '.join(not_run)}.")
     bad = [c for c in agent_cells if c["outcome"] != "ok"]
     if bad:
         lines += ["", f"### JDK {feature}: cells that are not ok", ""]
@@ -61,13 +68,18 @@ def jdk_section(feature, cells):
     return lines
 
 
-def render(meta, cells):
-    lines = ["# Compatibility matrix", "",
-             f"Commit `{meta['commit']}`{' (dirty tree)' if meta.get('dirty') else ''}, {meta['date']}, "
-             f"agent {meta['agent']}.", "",
-             f"JDKs: {'; '.join(meta['jdks'])}. Machine: {meta['machine']}; load average "
-             f"{meta['load_start']} at start, {meta.get('load_end', '?')} at the end.", "",
-             f"Command: `{meta['command']}` (inputs of the bench programs at scale {meta['scale']}).", "",
+def describe(meta):
+    return [f"- `{meta['command']}`: commit `{meta['commit']}`{' (dirty tree)' if meta.get('dirty') else ''}, "
+            f"{meta['date']}, agent {meta['agent']}; {'; '.join(meta['jdks'])}; load average "
+            f"{meta['load_start']} at start, {meta.get('load_end', '?')} at the end; bench inputs at scale "
+            f"{meta['scale']}."]
+
+
+def render(metas, cells):
+    lines = ["# Compatibility matrix", "", f"Machine: {metas[0]['machine']}. Runs:", ""]
+    for meta in metas:
+        lines += describe(meta)
+    lines += ["",
              "A cell is the wall time with the agent over the time without it, one run each, "
              "or what went wrong: CRASH (hs_err file or fatal signal), HANG (stopped at the time limit while "
              "blocked or not answering `jcmd Thread.print`), SLOW (stopped at the time limit while computing), "
@@ -81,11 +93,11 @@ def render(meta, cells):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("raw")
+    ap.add_argument("raw", nargs="+")
     ap.add_argument("--out")
     args = ap.parse_args()
     text = render(*load(args.raw))
-    with open(args.out or os.path.join(args.raw, "matrix.md"), "w", encoding="utf-8") as f:
+    with open(args.out or os.path.join(args.raw[0], "matrix.md"), "w", encoding="utf-8") as f:
         f.write(text)
     print(text)
 

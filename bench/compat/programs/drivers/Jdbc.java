@@ -24,9 +24,8 @@ public class Jdbc {
                     ins.setInt(3, (i * 31) % 1000);
                     ins.setString(4, "note " + (i % 13));
                     ins.addBatch();
-                    if (i % 1000 == 999) ins.executeBatch();
+                    if (i % 1000 == 999 || i == rows - 1) ins.executeBatch();
                 }
-                ins.executeBatch();
             }
             c.commit();
             try (Statement s = c.createStatement();
