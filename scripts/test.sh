@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 # visualvm: its standalone HPROF reader checks our heap dumps (tests/heap_dump);
 # golang-go: tests/profiles reads hprof's pprof files back with go tool pprof
 # zlib1g-dev: gzipped heap dumps; libmicrohttpd-dev: hprof serve; chromium and
-# chromium-driver: the web UI test drives headless Chromium (tests/heap_graph)
+# chromium-driver: the web UI test (tests/heap_graph) and flame graph pages
+# (tests/profiles) drive headless Chromium
 scripts/deps.sh visualvm golang-go zlib1g-dev libmicrohttpd-dev chromium chromium-driver
 export JAVA_HOME="${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}"
 jobs="$(nproc)"

@@ -15,9 +15,13 @@ cp -n "$root"/tests/profiles/corpus/* "$out/corpus/" 2>/dev/null || true
 protoc-c --c_out="$out/gen/render" --proto_path="$root/src/cli/render" profile.proto
 srcs=$(ls "$root"/src/cli/*.c "$root"/src/cli/profile/*.c "$root"/src/cli/render/*.c |
     grep -v -e '/main\.c$' -e '/commands\.c$')
+cmake -DOUT="$out/gen/render/flame_assets.c" \
+    -DINPUTS="hp_flame_css=$root/src/cli/render/flame.css,hp_flame_js=$root/src/cli/render/flame.js,hp_flame_controls=$root/src/cli/render/flame_controls.html" \
+    -P "$root/src/cli/render/embed.cmake"
 clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
     -fno-sanitize-recover=all -I"$root/src/cli" -I"$out/gen" \
-    $srcs "$out/gen/render/profile.pb-c.c" "$root/tests/profiles/fuzz_profiles.c" \
+    $srcs "$out/gen/render/profile.pb-c.c" "$out/gen/render/flame_assets.c" \
+    "$root/tests/profiles/fuzz_profiles.c" \
     -lprotobuf-c -lz -o "$out/fuzz_profiles"
 cd "$out"
 ./fuzz_profiles -runs="$runs" -max_len=4096 -timeout=30 "$@" corpus

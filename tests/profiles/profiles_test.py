@@ -4,6 +4,7 @@ threads; allocBig() allocates 1000 byte[4096], allocSmall() 5000 Integer[2]).
 Totals are checked against the totals the files state, read here
 independently of hprof. Usage (from CTest):
   profiles_test.py --java-home H --agent LIB --jar JAR --lib DIR --work DIR --cli HPROF"""
+import json
 import os
 import re
 import shutil
@@ -182,6 +183,21 @@ def make_case(env):
                 err = r.stderr.decode().splitlines()
                 self.assertEqual(len(err), 1, err)
                 self.assertTrue(err[0].startswith("hprof: error: " + bad + ": "), err)
+
+        def test_flame_pages_add_up_to_the_files_totals(self):
+            for name in MODES:
+                for kind, totals in stated_totals(files[name]).items():
+                    for value, total in zip(KIND_VALUES[kind], totals):
+                        out = os.path.join(env.work, f"{name}.{kind}.html")
+                        hprof("flame", files[name], "--kind", kind, "--value", value, "--minwidth",
+                              "0", "-o", out)
+                        with open(out, encoding="utf-8") as f:
+                            html = f.read()
+                        data = json.loads(re.search(r"var HPROF_DATA=(\{.*?\});", html).group(1))
+                        self.assertEqual(data["trees"][0][3], total, f"{name} {kind} {value}")
+                        self.assertEqual(data["trees"][1][3], total, f"{name} {kind} {value}")
+                        names = re.search(r'<pre id="names" hidden>(.*?)</pre>', html, re.S)
+                        self.assertIn("ProfHot.main", names.group(1).split("\n"), name)
 
         def test_pprof_read_back_by_go(self):
             for name in MODES:

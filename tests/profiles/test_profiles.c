@@ -54,7 +54,7 @@ static void test_ascii_samples(void **state)
     char *text = slurp("ascii_samples.txt", &n);
     hp_profile_set set;
     hp_error e;
-    assert_int_equal(hp_profile_load_mem(&set, "t", (uint8_t *)text, n, &e), 0);
+    assert_int_equal(hp_profile_load_mem(&set, "t", (uint8_t *)text, n, -1, &e), 0);
     const hp_profile *p = &set.kinds[HP_PK_SAMPLES];
     assert_true(set.present[HP_PK_SAMPLES]);
     assert_false(set.present[HP_PK_SITES]);
@@ -80,7 +80,7 @@ static void test_ascii_times_and_sites(void **state)
     char *text = slurp("ascii_times.txt", &n);
     hp_profile_set set;
     hp_error e;
-    assert_int_equal(hp_profile_load_mem(&set, "t", (uint8_t *)text, n, &e), 0);
+    assert_int_equal(hp_profile_load_mem(&set, "t", (uint8_t *)text, n, -1, &e), 0);
     const hp_profile *t = &set.kinds[HP_PK_TIMES], *s = &set.kinds[HP_PK_SITES];
     assert_int_equal(t->total[0], 4);    /* calls */
     assert_int_equal(t->total[1], 1000); /* ms, as stated */
@@ -100,7 +100,7 @@ static void test_ascii_old(void **state)
     char *text = slurp("ascii_old.txt", &n);
     hp_profile_set set;
     hp_error e;
-    assert_int_equal(hp_profile_load_mem(&set, "t", (uint8_t *)text, n, &e), 0);
+    assert_int_equal(hp_profile_load_mem(&set, "t", (uint8_t *)text, n, -1, &e), 0);
     const hp_profile *p = &set.kinds[HP_PK_OLD];
     assert_int_equal(p->total[0], 6006 + 3 + 2 + 4);
     assert_int_equal(p->total[1], 11);
@@ -152,7 +152,7 @@ static void test_ascii_errors(void **state)
         hp_error e = {0};
         size_t len = strlen(cases[i].text);
         if (!strncmp(cases[i].text, "JAVA PROFILE 1.0.2", 18)) len = 19;
-        int rc = hp_profile_load_mem(&set, "t", (const uint8_t *)cases[i].text, len, &e);
+        int rc = hp_profile_load_mem(&set, "t", (const uint8_t *)cases[i].text, len, -1, &e);
         if (rc != -1 || !strstr(e.what, cases[i].error))
             fail_msg("case %zu: rc %d, error \"%s\", want \"%s\"", i, rc, e.what, cases[i].error);
     }
@@ -168,7 +168,7 @@ static void test_binary_truncations(void **state)
     for (size_t len = 0; len < n; len++) {
         hp_profile_set set;
         hp_error e = {0};
-        if (hp_profile_load_mem(&set, "t", (uint8_t *)buf, len, &e) == 0) {
+        if (hp_profile_load_mem(&set, "t", (uint8_t *)buf, len, -1, &e) == 0) {
             hp_profile_set_free(&set);
             continue;
         }
@@ -195,13 +195,21 @@ static void test_corpus(void **state)
         hp_profile_set set;
         hp_error e;
         files++;
-        if (hp_profile_load_mem(&set, ent->d_name, (uint8_t *)buf, n, &e) == 0) {
+        for (int want = -1; want < HP_PK_NKINDS; want++) {
+            if (hp_profile_load_mem(&set, ent->d_name, (uint8_t *)buf, n, want, &e) != 0) continue;
             for (int k = 0; k < HP_PK_NKINDS; k++)
                 for (int v = 0; v < set.kinds[k].nvalues; v++) {
-                    hp_render_opts o = {
-                        .value = v, .threads = v & 1, .minwidth = 0.1, .interval_ms = 10};
-                    assert_int_equal(hp_render_collapsed(sink, &set.kinds[k], &o, &e), 0);
-                    assert_int_equal(hp_render_pprof(sink, &set.kinds[k], &o, &e), 0);
+                    hp_render_opts o = {.value = v,
+                                        .threads = v & 1,
+                                        .minwidth = v ? 0 : 0.1,
+                                        .interval_ms = 10,
+                                        .title = "t",
+                                        .source = "s"};
+                    const hp_profile *p = &set.kinds[k];
+                    assert_int_equal(hp_render_collapsed(sink, p, &o, &e), 0);
+                    assert_int_equal(hp_render_pprof(sink, p, &o, &e), 0);
+                    assert_int_equal(hp_render_flame(sink, p, &o, &e), 0);
+                    assert_int_equal(hp_render_flame_diff(sink, p, p, &o, &e), 0);
                 }
             hp_profile_set_free(&set);
         }

@@ -123,7 +123,8 @@ int hp_parse_frame(hp_profile *p, const char *s, size_t n, hp_pframe *out)
     *out = (hp_pframe){.func = hp_profile_string(p, s, (size_t)(paren - s)),
                        .cls_len = (uint32_t)(dot - s),
                        .source = hp_profile_string(p, src, src_len),
-                       .line = line};
+                       .line = line,
+                       .kind = HP_FK_AUTO};
     return out->func == UINT32_MAX || out->source == UINT32_MAX ? -1 : 0;
 }
 
@@ -133,6 +134,7 @@ int hp_parse_old_method(hp_profile *p, const char *s, size_t n, hp_pframe *out)
     if (!paren || !method_paren(s, paren + 1, &dot)) return -1;
     *out = (hp_pframe){.func = hp_profile_string(p, s, (size_t)(paren - s)),
                        .cls_len = (uint32_t)(dot - s),
-                       .sig = hp_profile_string(p, paren, (size_t)(s + n - paren))};
+                       .sig = hp_profile_string(p, paren, (size_t)(s + n - paren)),
+                       .kind = HP_FK_AUTO};
     return out->func == UINT32_MAX || out->sig == UINT32_MAX ? -1 : 0;
 }

@@ -10,18 +10,31 @@
 #include "index.h"
 #include "profile/load.h"
 
+#define RECENT 16384 /* direct-mapped cache in front of the frame map: traces share frames */
+
 typedef struct {
     const hp_index *ix;
     hp_profile *p;
     hp_idmap cache; /* frame ID -> model frame */
+    struct {
+        uint64_t id;
+        uint32_t frame; /* UINT32_MAX: empty */
+    } recent[RECENT];
     uint32_t *frames;
     size_t cap;
 } breader;
 
 static uint32_t model_frame(breader *b, uint64_t frame_id)
 {
+    size_t slot = (frame_id ^ frame_id >> 17) & (RECENT - 1);
+    if (b->recent[slot].frame != UINT32_MAX && b->recent[slot].id == frame_id)
+        return b->recent[slot].frame;
     const uint64_t *hit = hp_idmap_get(&b->cache, frame_id);
-    if (hit) return (uint32_t)*hit;
+    if (hit) {
+        b->recent[slot].id = frame_id;
+        b->recent[slot].frame = (uint32_t)*hit;
+        return (uint32_t)*hit;
+    }
     const uint64_t *at = hp_idmap_get(&b->ix->frames, frame_id);
     uint32_t id;
     if (!at) {
@@ -42,7 +55,8 @@ static uint32_t model_frame(breader *b, uint64_t frame_id)
         uint32_t n;
         hp_pframe f = {.func = hp_profile_string(b->p, name, strlen(name)),
                        .cls_len = (uint32_t)cls_len,
-                       .line = o.frame.line == -1 ? HP_LINE_UNKNOWN : o.frame.line};
+                       .line = o.frame.line == -1 ? HP_LINE_UNKNOWN : o.frame.line,
+                       .kind = HP_FK_AUTO};
         f.sig = hp_index_string(b->ix, o.frame.sig_id, &s, &n)
                     ? hp_profile_string(b->p, (const char *)s, n)
                     : 0;
@@ -143,27 +157,34 @@ static int thread_names(const hp_index *ix, hp_profile *p)
 static int read_kind(hp_profile_set *set, const hp_index *ix, int kind, hp_error *err)
 {
     const hp_file *f = ix->f;
-    breader b = {.ix = ix, .p = &set->kinds[kind]};
+    breader *b = malloc(sizeof *b); /* the cache is too big for the stack */
+    if (!b) return hp_fail(err, 0, "out of memory");
+    memset(b, 0, sizeof *b);
+    b->ix = ix;
+    b->p = &set->kinds[kind];
+    for (size_t i = 0; i < RECENT; i++)
+        b->recent[i].frame = UINT32_MAX;
     uint64_t stated[HP_PVALUES] = {0}, pos = f->first_record;
     hp_record r;
     hp_rec o;
     int rc = 0;
-    b.p->start_ms = f->timestamp_ms;
+    b->p->start_ms = f->timestamp_ms;
     if (kind == HP_PK_SITES && ix->last_sites != UINT64_MAX) {
         hp_index_record(ix, ix->last_sites, &r, &o);
-        b.p->duration_ms = r.time / 1000;
-        rc = add_sites(&b, &r, &o, stated, err);
+        b->p->duration_ms = r.time / 1000;
+        rc = add_sites(b, &r, &o, stated, err);
     }
     while (kind == HP_PK_SAMPLES && rc == 0 && hp_next_record(f, &pos, &r, err) == 1) {
         if (r.tag != HP_CPU_SAMPLES) continue;
         hp_parse_record(f, &r, &o, err); /* the index has accepted every record */
-        b.p->duration_ms = r.time / 1000;
-        rc = add_samples(&b, &r, &o, stated, err);
+        b->p->duration_ms = r.time / 1000;
+        rc = add_samples(b, &r, &o, stated, err);
     }
-    if (rc == 0 && (thread_names(ix, b.p) || hp_profile_settle(b.p, stated)))
+    if (rc == 0 && (thread_names(ix, b->p) || hp_profile_settle(b->p, stated)))
         rc = hp_fail(err, 0, "out of memory");
-    hp_idmap_free(&b.cache);
-    free(b.frames);
+    hp_idmap_free(&b->cache);
+    free(b->frames);
+    free(b);
     return rc;
 }
 
@@ -176,9 +197,10 @@ int hp_read_binary(hp_profile_set *set, const hp_file *f, hp_error *err)
     }
     set->present[HP_PK_SAMPLES] = ix.last_samples != UINT64_MAX;
     set->present[HP_PK_SITES] = ix.last_sites != UINT64_MAX;
-    int rc = 0;
-    for (int k = 0; k < HP_PK_NKINDS && rc == 0; k++)
-        if (set->present[k]) rc = read_kind(set, &ix, k, err);
+    int want = set->want;
+    for (int k = 0; k < HP_PK_NKINDS && want < 0; k++)
+        if (set->present[k]) want = k;
+    int rc = want >= 0 && set->present[want] ? read_kind(set, &ix, want, err) : 0;
     hp_index_free(&ix);
     return rc;
 }

@@ -18,32 +18,30 @@ uint64_t hp_hash_bytes(const void *p, size_t n, uint64_t seed)
 uint32_t hp_itab_find(const hp_itab *t, uint64_t hash, hp_itab_eq eq, const void *ctx)
 {
     if (t->cap == 0) return UINT32_MAX;
-    for (size_t i = hash & (t->cap - 1); t->index[i] != UINT32_MAX; i = (i + 1) & (t->cap - 1))
-        if (t->hash[i] == hash && eq(ctx, t->index[i])) return t->index[i];
+    for (size_t i = hash & (t->cap - 1); t->slots[i].index != UINT32_MAX;
+         i = (i + 1) & (t->cap - 1))
+        if (t->slots[i].hash == hash && eq(ctx, t->slots[i].index)) return t->slots[i].index;
     return UINT32_MAX;
 }
 
 static void place(hp_itab *t, uint64_t hash, uint32_t index)
 {
     size_t i = hash & (t->cap - 1);
-    while (t->index[i] != UINT32_MAX)
+    while (t->slots[i].index != UINT32_MAX)
         i = (i + 1) & (t->cap - 1);
-    t->index[i] = index;
-    t->hash[i] = hash;
+    t->slots[i] = (hp_itab_slot){hash, index};
     t->len++;
 }
 
 static int grow(hp_itab *t)
 {
     size_t cap = t->cap ? t->cap * 2 : 256;
-    hp_itab n = {malloc(cap * sizeof *n.index), malloc(cap * sizeof *n.hash), cap, 0};
-    if (!n.index || !n.hash) {
-        hp_itab_free(&n);
-        return -1;
-    }
-    memset(n.index, 0xff, cap * sizeof *n.index);
+    hp_itab n = {malloc(cap * sizeof *n.slots), cap, 0};
+    if (!n.slots) return -1;
+    for (size_t i = 0; i < cap; i++)
+        n.slots[i].index = UINT32_MAX;
     for (size_t i = 0; i < t->cap; i++)
-        if (t->index[i] != UINT32_MAX) place(&n, t->hash[i], t->index[i]);
+        if (t->slots[i].index != UINT32_MAX) place(&n, t->slots[i].hash, t->slots[i].index);
     hp_itab_free(t);
     *t = n;
     return 0;
@@ -58,7 +56,6 @@ int hp_itab_add(hp_itab *t, uint64_t hash, uint32_t index)
 
 void hp_itab_free(hp_itab *t)
 {
-    free(t->index);
-    free(t->hash);
+    free(t->slots);
     *t = (hp_itab){0};
 }

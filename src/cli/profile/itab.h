@@ -10,9 +10,13 @@
 #include <stdint.h>
 
 typedef struct {
-    uint32_t *index; /* UINT32_MAX = empty */
-    uint64_t *hash;
-    size_t cap, len; /* cap is a power of two */
+    uint64_t hash;
+    uint32_t index; /* UINT32_MAX = empty */
+} hp_itab_slot;
+
+typedef struct {
+    hp_itab_slot *slots; /* one array: a probe touches one cache line */
+    size_t cap, len;     /* cap is a power of two */
 } hp_itab;
 
 /* Returns non-zero if the element at `index` has the content being looked up. */

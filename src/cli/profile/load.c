@@ -3,10 +3,11 @@
 
 #include <string.h>
 
-static void set_init(hp_profile_set *set, int format)
+static void set_init(hp_profile_set *set, int format, int want)
 {
     memset(set, 0, sizeof *set);
     set->format = format;
+    set->want = want;
     for (int k = 0; k < HP_PK_NKINDS; k++)
         hp_profile_init(&set->kinds[k], k, format);
 }
@@ -24,11 +25,11 @@ static int has_prefix(const uint8_t *buf, size_t len, const char *s)
 }
 
 int hp_profile_load_mem(hp_profile_set *set, const char *name, const uint8_t *buf, size_t len,
-                        hp_error *err)
+                        int want, hp_error *err)
 {
     int binary =
         has_prefix(buf, len, "JAVA PROFILE 1.0.1") || has_prefix(buf, len, "JAVA PROFILE 1.0.2");
-    set_init(set, binary ? HP_PFMT_BINARY : HP_PFMT_ASCII);
+    set_init(set, binary ? HP_PFMT_BINARY : HP_PFMT_ASCII, want);
     int rc;
     if (binary) {
         hp_file f;
@@ -45,12 +46,12 @@ int hp_profile_load_mem(hp_profile_set *set, const char *name, const uint8_t *bu
     return rc;
 }
 
-int hp_profile_load(hp_profile_set *set, const char *path, hp_error *err)
+int hp_profile_load(hp_profile_set *set, const char *path, int want, hp_error *err)
 {
     hp_file f;
     memset(set, 0, sizeof *set);
     if (hp_map_file(&f, path, err)) return -2;
-    int rc = hp_profile_load_mem(set, path, f.base, (size_t)f.size, err);
+    int rc = hp_profile_load_mem(set, path, f.base, (size_t)f.size, want, err);
     hp_close(&f);
     return rc;
 }

@@ -15,14 +15,18 @@ typedef struct {
     hp_profile kinds[HP_PK_NKINDS];
     int present[HP_PK_NKINDS]; /* the file has a section of this kind */
     int format;                /* HP_PFMT_* */
+    int want;                  /* the kind to read, or -1 for the first present */
 } hp_profile_set;
+
+/* Binary files read only the wanted kind's stacks (-1: the first of samples,
+ * times, old, sites the file has); ascii files are read whole in one pass. */
 
 /* 0; -1 for malformed content, -2 when the file cannot be opened or mapped.
  * Content errors end in "at line N" (ascii) or "at offset N" (binary). */
-int hp_profile_load(hp_profile_set *set, const char *path, hp_error *err);
+int hp_profile_load(hp_profile_set *set, const char *path, int want, hp_error *err);
 /* The same over a caller's buffer (tests, fuzzing). */
 int hp_profile_load_mem(hp_profile_set *set, const char *name, const uint8_t *buf, size_t len,
-                        hp_error *err);
+                        int want, hp_error *err);
 void hp_profile_set_free(hp_profile_set *set);
 
 /* Format-specific readers, called by the loader with an initialised set. */

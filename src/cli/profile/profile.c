@@ -164,7 +164,7 @@ static int frame_eq(const void *ctx, uint32_t i)
 uint32_t hp_profile_frame(hp_profile *p, const hp_pframe *in)
 {
     hp_pframe f = *in;
-    if (f.kind < HP_FK_VM) f.kind = (uint8_t)derived_kind(p, &f);
+    if (f.kind == HP_FK_AUTO) f.kind = (uint8_t)derived_kind(p, &f);
     uint32_t key[6] = {f.func, f.cls_len, f.sig, f.source, (uint32_t)f.line, f.kind};
     uint64_t h = hp_hash_bytes(key, sizeof key, 1);
     frame_key k = {p, &f};

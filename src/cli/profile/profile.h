@@ -32,7 +32,8 @@ enum hp_fkind {
     HP_FK_UNWALKABLE, /* "[empty trace]", unknown class or method */
     HP_FK_ALLOC,      /* the allocated class at the top of a SITES stack */
     HP_FK_THREAD,     /* "[thread NAME]" roots of per-thread trees */
-    HP_FK_NKINDS
+    HP_FK_NKINDS,
+    HP_FK_AUTO = 255 /* to hp_profile_frame(): derive USER, JDK or NATIVE from name and line */
 };
 
 enum { HP_PFMT_ASCII, HP_PFMT_BINARY };
@@ -97,8 +98,7 @@ static inline const char *hp_profile_str(const hp_profile *p, uint32_t id)
 {
     return p->arena + p->str_at[id];
 }
-/* Interns a frame; its kind is derived from its name and line unless it is
- * given as a pseudo-frame kind (VM, UNWALKABLE, ALLOC, THREAD). */
+/* Interns a frame; a kind of HP_FK_AUTO is derived from its name and line. */
 uint32_t hp_profile_frame(hp_profile *p, const hp_pframe *f);
 /* A pseudo-frame named `name` of kind `kind`. */
 uint32_t hp_profile_pseudo(hp_profile *p, const char *name, int kind);

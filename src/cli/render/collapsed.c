@@ -1,56 +1,106 @@
 /*
  * Folded stacks ("root;...;leaf count"), the input of flamegraph.pl and
  * speedscope: one line per distinct path of function names with a non-zero
- * self value, so the counts add up to the profile's total.
+ * value, so the counts add up to the profile's total.
  */
 #include <stdlib.h>
+#include <string.h>
 
+#include "render/fold.h"
 #include "render/render.h"
-#include "render/tree.h"
 
-/* ';' separates frames and '\n' lines: such bytes in names become '?'. */
-static void put_name(FILE *out, const char *s)
+/* Lines are assembled in a buffer: the output is several times the input,
+ * and one stdio call per name would dominate the command's time. */
+typedef struct {
+    FILE *out;
+    size_t n;
+    char buf[1 << 16];
+} obuf;
+
+static void flush(obuf *b)
 {
-    for (; *s; s++)
-        fputc(*s == ';' || (unsigned char)*s < 0x20 ? '?' : *s, out);
+    fwrite(b->buf, 1, b->n, b->out);
+    b->n = 0;
 }
 
-static void put_line(FILE *out, const hp_tree *t, const uint32_t *path, uint32_t n, uint64_t v)
+static void put(obuf *b, const char *s, size_t n)
 {
-    for (uint32_t i = 0; i < n; i++) {
-        if (i) fputc(';', out);
-        put_name(out, hp_tree_name(t, path[i]));
+    while (n > 0) {
+        if (b->n == sizeof b->buf) flush(b);
+        size_t k = sizeof b->buf - b->n < n ? sizeof b->buf - b->n : n;
+        memcpy(b->buf + b->n, s, k);
+        b->n += k;
+        s += k;
+        n -= k;
     }
-    fprintf(out, " %llu\n", (unsigned long long)v);
+}
+
+/* ';' separates frames and '\n' lines: such bytes in names are written as '?'. */
+static void put_name(obuf *b, const char *s, size_t n, int clean)
+{
+    if (clean) {
+        put(b, s, n);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        put(b, s[i] == ';' || (unsigned char)s[i] < 0x20 ? "?" : s + i, 1);
+}
+
+static int is_clean(const char *s)
+{
+    for (; *s; s++)
+        if (*s == ';' || (unsigned char)*s < 0x20) return 0;
+    return 1;
+}
+
+static void put_stacks(obuf *b, const hp_profile *p, const uint32_t *len, const uint8_t *clean)
+{
+    char num[24];
+    for (uint32_t s = 0; s < p->nstacks; s++) {
+        const hp_pstack *st = &p->stacks[s];
+        const uint32_t *fr = p->stack_frames + st->first;
+        for (uint32_t i = st->depth; i-- > 0;) {
+            put_name(b, hp_profile_str(p, p->frames[fr[i]].func), len[fr[i]], clean[fr[i]]);
+            put(b, i ? ";" : " ", 1);
+        }
+        char *d = num + sizeof num;
+        *--d = '\n';
+        uint64_t v = st->v[0];
+        do {
+            *--d = (char)('0' + v % 10);
+        } while ((v /= 10) != 0);
+        put(b, d, (size_t)(num + sizeof num - d));
+    }
+    flush(b);
 }
 
 int hp_render_collapsed(FILE *out, const hp_profile *p, const hp_render_opts *o, hp_error *err)
 {
-    hp_tree t;
-    if (hp_tree_init(&t, 0) || hp_tree_add(&t, p, o->value, 0, o->threads)) {
-        hp_tree_free(&t);
-        return hp_fail(err, 0, "out of memory");
+    hp_folded f;
+    hp_fold_init(&f, p->kind);
+    uint32_t *len = NULL;
+    uint8_t *clean = NULL;
+    obuf *b = NULL;
+    int rc = hp_fold_add(&f, p, o->value, 0, o->threads);
+    if (rc == 0) {
+        len = malloc((f.p.nframes + 1) * sizeof *len);
+        clean = malloc(f.p.nframes + 1);
+        b = malloc(sizeof *b);
+        rc = len && clean && b ? 0 : -1;
     }
-    /* Depth-first, children before siblings; path[] holds the nodes from the root. */
-    uint32_t *path = malloc(t.count * sizeof *path), n = 0, node = t.nodes[0].child;
-    if (!path) {
-        hp_tree_free(&t);
-        return hp_fail(err, 0, "out of memory");
+    for (uint32_t i = 0; rc == 0 && i < f.p.nframes; i++) {
+        const char *name = hp_profile_str(&f.p, f.p.frames[i].func);
+        len[i] = (uint32_t)strlen(name);
+        clean[i] = (uint8_t)is_clean(name);
     }
-    while (node != UINT32_MAX) {
-        path[n++] = node;
-        const hp_tnode *x = &t.nodes[node];
-        if (x->self[0]) put_line(out, &t, path, n, x->self[0]);
-        if (x->child != UINT32_MAX) {
-            node = x->child;
-            continue;
-        }
-        /* climb until a node has a next sibling */
-        while (n > 0 && t.nodes[path[n - 1]].sibling == UINT32_MAX)
-            n--;
-        node = n > 0 ? t.nodes[path[--n]].sibling : UINT32_MAX;
+    if (rc == 0) {
+        b->out = out;
+        b->n = 0;
+        put_stacks(b, &f.p, len, clean);
     }
-    free(path);
-    hp_tree_free(&t);
-    return 0;
+    free(b);
+    free(len);
+    free(clean);
+    hp_fold_free(&f);
+    return rc ? hp_fail(err, 0, "out of memory") : 0;
 }

@@ -97,7 +97,7 @@ static int parse(popts *o, int argc, char **argv)
 static int load(const popts *o, const char *path, hp_profile_set *set, hp_profile **out)
 {
     hp_error e = {0};
-    int rc = hp_profile_load(set, path, &e);
+    int rc = hp_profile_load(set, path, o->kind, &e);
     if (rc) {
         fprintf(stderr, "hprof: error: %s: %s\n", path, e.what);
         return rc == -2 ? HP_EXIT_IO : HP_EXIT_MALFORMED;
@@ -167,6 +167,7 @@ static int run_single(popts *o, render_fn fn)
     int rc = load(o, o->inputs[0], &set, &p);
     if (rc) return rc;
     o->r.source = o->inputs[0];
+    if (!o->r.title) o->r.title = o->inputs[0];
     o->r.value = value_index(o, p, o->inputs[0]);
     if (o->r.value < 0) {
         rc = HP_EXIT_USAGE;
@@ -188,5 +189,6 @@ int hp_profile_main(int argc, char **argv)
     if (rc) return rc;
     if (!strcmp(o.cmd, "collapsed")) return run_single(&o, hp_render_collapsed);
     if (!strcmp(o.cmd, "pprof")) return run_single(&o, hp_render_pprof);
+    if (!strcmp(o.cmd, "flame") && !o.diff) return run_single(&o, hp_render_flame);
     return usage_error("command not available:", o.cmd);
 }

@@ -57,11 +57,14 @@ typedef struct {
     z_stream z;
     FILE *out;
     int failed;
-    unsigned char chunk[1 << 16];
+    size_t pending; /* bytes in in[]: protobuf-c appends a few bytes at a time */
+    unsigned char in[1 << 16], chunk[1 << 16];
 } gz_sink;
 
-static void drain(gz_sink *s, int flush)
+static void deflate_pending(gz_sink *s, int flush)
 {
+    s->z.next_in = s->in;
+    s->z.avail_in = (uInt)s->pending;
     do {
         s->z.next_out = s->chunk;
         s->z.avail_out = sizeof s->chunk;
@@ -69,18 +72,19 @@ static void drain(gz_sink *s, int flush)
         size_t n = sizeof s->chunk - s->z.avail_out;
         if (n && fwrite(s->chunk, 1, n, s->out) != n) s->failed = 1;
     } while (s->z.avail_out == 0 && !s->failed);
+    s->pending = 0;
 }
 
 static void gz_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
 {
     gz_sink *s = (gz_sink *)b;
-    while (len > 0) { /* avail_in is 32 bits wide */
-        uInt n = len > (1u << 30) ? 1u << 30 : (uInt)len;
-        s->z.next_in = (unsigned char *)(uintptr_t)data;
-        s->z.avail_in = n;
-        drain(s, Z_NO_FLUSH);
+    while (len > 0) {
+        size_t n = sizeof s->in - s->pending < len ? sizeof s->in - s->pending : len;
+        memcpy(s->in + s->pending, data, n);
+        s->pending += n;
         data += n;
         len -= n;
+        if (s->pending == sizeof s->in) deflate_pending(s, Z_NO_FLUSH);
     }
 }
 
@@ -218,14 +222,14 @@ static int pack_gzip(FILE *out, const Profile *msg)
     if (!s) return -1;
     s->base.append = gz_append;
     s->out = out;
-    /* windowBits 15 + 16: a gzip header and trailer, as pprof expects */
-    if (deflateInit2(&s->z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+    /* windowBits 15 + 16: a gzip header and trailer, as pprof expects; level 1:
+     * most of the size for a fraction of the time */
+    if (deflateInit2(&s->z, 1, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY) != Z_OK) {
         free(s);
         return -1;
     }
     protobuf_c_message_pack_to_buffer(&msg->base, &s->base);
-    s->z.avail_in = 0;
-    drain(s, Z_FINISH);
+    deflate_pending(s, Z_FINISH);
     deflateEnd(&s->z);
     int failed = s->failed;
     free(s);

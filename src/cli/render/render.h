@@ -20,5 +20,9 @@ typedef struct {
 /* Each returns 0, or -1 with err set (out of memory, write error). */
 int hp_render_collapsed(FILE *out, const hp_profile *p, const hp_render_opts *o, hp_error *err);
 int hp_render_pprof(FILE *out, const hp_profile *p, const hp_render_opts *o, hp_error *err);
+int hp_render_flame(FILE *out, const hp_profile *p, const hp_render_opts *o, hp_error *err);
+/* Widths from b, colours from the change of each frame's share from a to b. */
+int hp_render_flame_diff(FILE *out, const hp_profile *a, const hp_profile *b,
+                         const hp_render_opts *o, hp_error *err);
 
 #endif
