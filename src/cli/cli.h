@@ -2,6 +2,7 @@
 #ifndef HPROF_CLI_CLI_H
 #define HPROF_CLI_CLI_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "reader.h"
@@ -20,7 +21,7 @@ typedef struct {
     long dump;             /* histo/text: 1-based heap dump, 0 = last (histo) / all (text) */
     const hp_model *model; /* shallow-size model */
     int heap;              /* records: also list heap sub-records */
-    long top;              /* histo: rows to print, 0 = all */
+    long top;              /* --top N: rows or objects to print; 0 = all; -1 = not given */
     long max_errors;       /* verify: errors to print before only counting */
     int shallow;           /* verify: skip object-reference checks */
     int strict;            /* verify: dangling object references are errors */
@@ -32,6 +33,12 @@ typedef struct {
     long port;             /* serve: TCP port (0 = any free one) */
     const char *bind;      /* serve: address to listen on (default 127.0.0.1) */
 } hp_opts;
+
+/* The --top limit: `fallback` when not given, SIZE_MAX for 0 (all). */
+static inline size_t hp_top(const hp_opts *o, size_t fallback)
+{
+    return o->top < 0 ? fallback : o->top == 0 ? SIZE_MAX : (size_t)o->top;
+}
 
 /* Prints "hprof: error: <file>: <what> at offset <n>". */
 void hp_report(FILE *err, const hp_file *f, const hp_error *e);
@@ -46,6 +53,8 @@ int hp_cmd_threads(const hp_file *f, const hp_opts *o, FILE *out, FILE *err);
 int hp_cmd_text(const hp_file *f, const hp_opts *o, FILE *out, FILE *err);
 int hp_cmd_dominators(const hp_file *f, const hp_opts *o, FILE *out, FILE *err);
 int hp_cmd_path(const hp_file *f, const hp_opts *o, FILE *out, FILE *err);
+int hp_cmd_waste(const hp_file *f, const hp_opts *o, FILE *out, FILE *err);
+int hp_cmd_suspects(const hp_file *f, const hp_opts *o, FILE *out, FILE *err);
 int hp_cmd_serve(const hp_file *f, const hp_opts *o, FILE *out, FILE *err);
 
 #endif

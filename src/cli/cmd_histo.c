@@ -23,7 +23,7 @@ static void print_text(const hp_histo *h, const hp_index *ix, const hp_opts *o, 
             o->retained ? "      #retained" : "");
     fprintf(out, "----------------------------------------------%s\n",
             o->retained ? "---------------" : "");
-    for (size_t i = 0; i < h->nrows && (o->top == 0 || i < (size_t)o->top); i++) {
+    for (size_t i = 0; i < h->nrows && i < hp_top(o, SIZE_MAX); i++) {
         char name[512];
         hp_histo_row_name(ix, &h->rows[i], name, sizeof name);
         fprintf(out, "%4zu: %13" PRIu64 " %14" PRIu64, i + 1, h->rows[i].count, h->rows[i].bytes);
@@ -37,7 +37,7 @@ static void print_json(const hp_histo *h, const hp_index *ix, const hp_opts *o, 
 {
     fprintf(out, "{\"instances\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"classes\":[", h->instances,
             h->bytes);
-    for (size_t i = 0; i < h->nrows && (o->top == 0 || i < (size_t)o->top); i++) {
+    for (size_t i = 0; i < h->nrows && i < hp_top(o, SIZE_MAX); i++) {
         char name[512];
         hp_histo_row_name(ix, &h->rows[i], name, sizeof name);
         fprintf(out, "%s{\"class\":", i ? "," : "");

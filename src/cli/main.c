@@ -11,10 +11,11 @@ static const struct {
     const char *name;
     cmd_fn fn;
 } commands[] = {
-    {"verify", hp_cmd_verify},   {"records", hp_cmd_records}, {"summary", hp_cmd_summary},
-    {"histo", hp_cmd_histo},     {"sites", hp_cmd_sites},     {"samples", hp_cmd_samples},
-    {"threads", hp_cmd_threads}, {"text", hp_cmd_text},       {"dominators", hp_cmd_dominators},
-    {"path", hp_cmd_path},       {"serve", hp_cmd_serve},
+    {"verify", hp_cmd_verify},     {"records", hp_cmd_records}, {"summary", hp_cmd_summary},
+    {"histo", hp_cmd_histo},       {"sites", hp_cmd_sites},     {"samples", hp_cmd_samples},
+    {"threads", hp_cmd_threads},   {"text", hp_cmd_text},       {"dominators", hp_cmd_dominators},
+    {"path", hp_cmd_path},         {"serve", hp_cmd_serve},     {"waste", hp_cmd_waste},
+    {"suspects", hp_cmd_suspects},
 };
 
 static const char usage[] =
@@ -37,14 +38,19 @@ static const char usage[] =
     "  summary FILE    header, record counts, threads, per-dump object totals\n"
     "  histo FILE      class histogram of a heap dump, sorted by shallow bytes\n"
     "      --dump N        heap dump to use (1-based; default: the last)\n"
-    "      --top N         print only the N largest rows\n"
+    "      --top N         print only the N largest rows (0: all)\n"
     "      --retained      add retained sizes (sorts by them)\n"
     "  dominators FILE dominator tree from the GC roots, largest retained first\n"
-    "      --top N         children per node (default 20)\n"
+    "      --top N         children per node (default 20, 0: all)\n"
     "      --depth D       tree levels (default 1, at most 64)\n"
     "  path FILE OBJECT|CLASS  shortest paths from GC roots to an object (0x ID)\n"
     "                  or to a class's largest instances (--top N, default 3)\n"
     "      --exclude-weak  do not follow weak/soft/phantom/finalizer referents\n"
+    "  waste FILE      duplicate strings, empty and sparse collections and arrays,\n"
+    "                  boxed primitives: bytes to gain, each with a sample path\n"
+    "      --top N         duplicate strings listed (default 10)\n"
+    "  suspects FILE   objects and classes retaining 10%+ of the heap: what they\n"
+    "                  dominate and their paths (--top N, default 5)\n"
     "  serve FILE      local web UI: overview, histogram, classes, objects,\n"
     "                  dominator tree, paths; runs until interrupted\n"
     "      --port N        TCP port (default 0: any free one, printed)\n"
@@ -55,7 +61,7 @@ static const char usage[] =
     "  text FILE       the whole file in the ascii (java.hprof.txt) form\n"
     "      --dump N        only heap dump N in the HEAP DUMP sections\n"
     "\n"
-    "  --json          dominators, histo --retained, path: JSON output\n"
+    "  --json          heap analyses (dominators ... suspects): JSON output\n"
     "  --model M       shallow-size model for histo, summary and text:\n"
     "                  coops (default; 12-byte header, 4-byte references),\n"
     "                  wide (16-byte header, 8-byte references) or raw\n"
@@ -164,7 +170,7 @@ int main(int argc, char **argv)
         if (!strcmp(argv[1], commands[i].name)) fn = commands[i].fn;
     if (!fn) return bad_usage("unknown command '%s'", argv[1]);
 
-    hp_opts o = {.model = hp_model_default(), .max_errors = 20};
+    hp_opts o = {.model = hp_model_default(), .max_errors = 20, .top = -1};
     const char *path = NULL;
     int rc = parse_args(argc, argv, &o, &path);
     if (rc != HP_EXIT_OK) return rc;

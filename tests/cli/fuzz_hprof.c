@@ -55,5 +55,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         hp_cmd_path(&f, &p, sink, sink);
     }
     web_pages(&f, sink);
+    hp_opts w = {.model = hp_model_default(), .json = 1};
+    hp_cmd_waste(&f, &w, sink, sink);
+    hp_cmd_suspects(&f, &w, sink, sink);
     return 0;
 }

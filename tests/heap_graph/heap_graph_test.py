@@ -10,7 +10,8 @@
      program's dump (javac compiling three files in-process), and its own list
      of the largest retainers must be hprof's.
   `hprof path` must name the fields along the known chain, reach the softly
-     held byte[] through `referent`, and not with --exclude-weak.
+     held byte[] through `referent`, and not with --exclude-weak; `hprof
+     waste` and `hprof suspects` must find the waste and the leak planted.
   3. A gzipped dump from `jcmd GC.heap_dump -gz=1` gives the same dominators as
      the plain one from the same process; `histo --retained` runs on both.
 usage: heap_graph_test.py JAVA_HOME HPROF SOURCE_DIR WORK_DIR
@@ -88,6 +89,39 @@ def check_paths(hprof, dump):
     print("path: shortest paths with field names and root kinds; --exclude-weak")
 
 
+def check_waste(hprof, dump):
+    w = json.loads(run([hprof, "waste", dump, "--json", "--top", "1000"]))
+    kinds = {k["kind"].split(" (")[0].split(" of ")[0]: k for k in w["kinds"]}
+    dup = [d for d in w["duplicate_strings"] if d["value"] == "duplicated value 0123456789"]
+    # 100 copies with their own byte[27], and the literal they were made from
+    expect(dup == [{"bytes": 100 * (24 + 48), "copies": 101, "value": dup[0]["value"]}] if dup else
+           False, f"duplicate strings: {dup}")
+    sparse = kinds["over-sized backing arrays"]
+    expect(sparse["bytes"] >= 9999 * 4 + 4080 * 4 and sparse["sample"]["bytes"] == 9999 * 4,
+           f"over-sized backing arrays: {sparse['bytes']}, sample {sparse['sample']['bytes']}")
+    expect(sparse["sample"]["path"][-1]["via"] == "elementData" or
+           sparse["sample"]["path"][-1]["via"] == "static oversized", "sample path")
+    empty = kinds["empty collections"]
+    expect(empty["objects"] >= 50 and empty["bytes"] >= 50 * 24, f"empty collections: {empty}")
+    expect(kinds["Object[]"]["bytes"] >= 999 * 4, "mostly-null Object[]")
+    expect(kinds["boxed primitives"]["objects"] >= 3000 and
+           kinds["boxed primitives"]["bytes"] >= 1000 * 16 + 2000 * 12, "boxed primitives")
+    expect(w["bytes"] == sum(k["bytes"] for k in w["kinds"]), "waste total")
+    print("waste: duplicate strings, sparse and empty collections, arrays, boxes as expected")
+
+
+def check_suspects(hprof, dump):
+    s = json.loads(run([hprof, "suspects", dump, "--json"]))["suspects"]
+    maps = [x for x in s if x["kind"] == "object" and x["class"] == "java.util.HashMap"]
+    expect(len(maps) == 1 and maps[0]["retained"] >= 2000 * 1016, f"the cache suspect: {s}")
+    m = maps[0]
+    expect(m["accumulation"]["class"] == "java.util.HashMap$Node[]", f"accumulation: {m}")
+    expect(m["accumulates"][0]["class"] == "java.util.HashMap$Node" and
+           m["accumulates"][0]["objects"] == 2000, f"accumulates: {m['accumulates']}")
+    expect(m["path"][-1]["via"] == "static cache", f"suspect path: {m['path']}")
+    print("suspects: the 2000-entry cache, its table and nodes, its path")
+
+
 def oracle(java, classes, dump, prefix, ids):
     out = run([java, "-cp", f"{JFLUID}:{classes}", "RetainedOracle", dump, "20", prefix] + ids)
     rows = {"TOP": {}, "OBJ": {}, "ID": {}}
@@ -128,6 +162,8 @@ def main():
     _, nodes = tree(hprof, known)
     check_known(nodes)
     check_paths(hprof, known)
+    check_waste(hprof, known)
+    check_suspects(hprof, known)
     compare("HeapGraphTarget objects", oracle(java, classes, known, "HeapGraphTarget", [])["OBJ"],
             nodes)
 

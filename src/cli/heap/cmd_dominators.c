@@ -33,7 +33,7 @@ static uint32_t *top_children(const tree_ctx *c, uint32_t w, size_t *n)
         if (hp_dom_reachable(d, d->vertex[c->kids->child[i]])) v[(*n)++] = c->kids->child[i];
     sort_tree = d;
     qsort(v, *n, sizeof *v, by_retained);
-    if (c->o->top && *n > (size_t)c->o->top) *n = (size_t)c->o->top;
+    if (*n > hp_top(c->o, 20)) *n = hp_top(c->o, 20);
     return v;
 }
 
@@ -88,7 +88,6 @@ int hp_cmd_dominators(const hp_file *f, const hp_opts *o, FILE *out, FILE *err)
     int rc = hp_heap_open(&h, f, o, 1, err);
     if (rc != HP_EXIT_OK) return rc;
     hp_opts eff = *o;
-    if (!eff.top) eff.top = 20;
     if (!eff.depth) eff.depth = 1;
     tree_ctx c = {&h, &kids, &eff, out};
     if (hp_domkids_build(&kids, &h.d, &e) != 0) {

@@ -5,32 +5,8 @@
 
 #include "heap/heap.h"
 #include "heap/paths.h"
+#include "heap/print.h"
 #include "heap/targets.h"
-
-static void print_step(const hp_heap *h, const uint32_t *chain, size_t i, const hp_opts *o,
-                       FILE *out)
-{
-    const hp_graph *g = &h->g;
-    char what[512], via[300], roots[300];
-    hp_graph_describe(g, chain[i], what, sizeof what);
-    uint64_t id = g->obj.ids[chain[i]];
-    if (i == 0)
-        hp_graph_root_kinds(g, chain[0], roots, sizeof roots);
-    else
-        hp_graph_edge_name(g, chain[i - 1], chain[i], via, sizeof via);
-    if (!o->json) {
-        if (i == 0)
-            fprintf(out, "  0x%016" PRIx64 " %s  (%s)\n", id, what, roots);
-        else
-            fprintf(out, "  %s -> 0x%016" PRIx64 " %s\n", via, id, what);
-        return;
-    }
-    fprintf(out, "%s{\"id\":\"0x%" PRIx64 "\",\"class\":", i ? "," : "", id);
-    hp_json_string(out, what);
-    fprintf(out, i ? ",\"via\":" : ",\"roots\":");
-    hp_json_string(out, i ? via : roots);
-    fputc('}', out);
-}
 
 static int print_path(const hp_heap *h, const hp_paths *p, uint32_t obj, int first,
                       const hp_opts *o, FILE *out)
@@ -51,8 +27,7 @@ static int print_path(const hp_heap *h, const hp_paths *p, uint32_t obj, int fir
                 first ? "" : "\n", id, what, shallow, retained);
         if (len == 0) fprintf(out, "  no path from a GC root\n");
     }
-    for (size_t i = 0; i < len; i++)
-        print_step(h, chain, i, o, out);
+    hp_print_chain(out, &h->g, chain, len, o->json);
     if (o->json) fputs("]}", out);
     free(chain);
     return 0;
@@ -67,7 +42,7 @@ int hp_cmd_path(const hp_file *f, const hp_opts *o, FILE *out, FILE *err)
     size_t n = 0;
     int rc = hp_heap_open(&h, f, o, 1, err);
     if (rc != HP_EXIT_OK) return rc;
-    rc = hp_find_targets(&h, o->target, o->top ? (size_t)o->top : 3, &targets, &n, &e);
+    rc = hp_find_targets(&h, o->target, hp_top(o, 3), &targets, &n, &e);
     if (rc == 0 && n == 0) {
         fprintf(err, "hprof: error: %s: no object or class '%s' in heap dump %zu\n", f->path,
                 o->target, h.dump + 1);

@@ -2,7 +2,10 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "heap/jstring.h"
 
 void hp_format_prim(uint8_t type, uint64_t raw, char *buf, size_t cap)
 {
@@ -58,56 +61,24 @@ void hp_web_value(hp_html *out, const hp_web *w, uint8_t type, uint64_t raw)
         hp_html_raw(out, "null");
 }
 
-/* Appends one UTF-16 code unit as UTF-8 (surrogates shown as U+FFFD). */
-static void put_char(hp_html *out, unsigned c)
-{
-    char u[5] = {0};
-    if (c >= 0xd800 && c <= 0xdfff) c = 0xfffd;
-    if (c < 0x80) {
-        u[0] = (char)c;
-    } else if (c < 0x800) {
-        u[0] = (char)(0xc0 | c >> 6);
-        u[1] = (char)(0x80 | (c & 0x3f));
-    } else {
-        u[0] = (char)(0xe0 | c >> 12);
-        u[1] = (char)(0x80 | (c >> 6 & 0x3f));
-        u[2] = (char)(0x80 | (c & 0x3f));
-    }
-    if (c == 0) {
-        hp_html_raw(out, "\\0");
-        return;
-    }
-    hp_html_text(out, u);
-}
-
 int hp_web_string(hp_html *out, const hp_web *w, uint32_t obj, size_t max)
 {
-    const hp_graph *g = &w->h.g;
-    char cls[64];
-    hp_sub s, arr;
-    uint8_t type, coder_type;
-    uint64_t value, coder = 0;
-    hp_graph_class_name(g, obj, cls, sizeof cls);
-    if (strcmp(cls, "java.lang.String") != 0) return 0;
-    hp_graph_object(g, obj, &s);
-    if (!hp_instance_field(&g->classes, g->ix, &s, "value", &type, &value) || type != HP_T_OBJECT)
+    uint16_t *units = malloc((max ? max : 1) * sizeof *units);
+    long n = units ? hp_jstring(&w->h.g, obj, units, max) : -1;
+    if (n < 0) {
+        free(units);
         return 0;
-    hp_instance_field(&g->classes, g->ix, &s, "coder", &coder_type, &coder);
-    uint32_t a = hp_objects_find(&g->obj, value);
-    if (a == HP_NO_OBJECT) return 0;
-    hp_graph_object(g, a, &arr);
-    if (arr.tag != HP_PRIM_ARRAY_DUMP) return 0;
-    /* JDK 9+: byte[] in Latin-1 (coder 0) or UTF-16 in the VM's byte order
-     * (coder 1, little-endian on x86 and arm64); JDK 8: char[]. */
-    int utf16 = arr.elem_type == HP_T_CHAR || coder == 1;
-    size_t n = utf16 ? arr.data_len / 2 : arr.data_len;
-    if (arr.elem_type != HP_T_CHAR && arr.elem_type != HP_T_BYTE) return 0;
-    hp_html_raw(out, "&quot;");
-    for (size_t i = 0; i < n && i < max; i++) {
-        const uint8_t *p = arr.data + (utf16 ? 2 * i : i);
-        unsigned c = !utf16 ? p[0] : arr.elem_type == HP_T_CHAR ? hp_be16(p) : p[0] | p[1] << 8;
-        put_char(out, c);
     }
-    hp_html_raw(out, n > max ? "&quot;&hellip;" : "&quot;");
+    hp_html_raw(out, "&quot;");
+    for (size_t i = 0; i < (size_t)n && i < max; i++) {
+        char u[4];
+        hp_utf8(units[i], u);
+        if (units[i] == 0)
+            hp_html_raw(out, "\\0");
+        else
+            hp_html_text(out, u);
+    }
+    hp_html_raw(out, (size_t)n > max ? "&quot;&hellip;" : "&quot;");
+    free(units);
     return 1;
 }

@@ -3,7 +3,9 @@ import java.lang.management.ManagementFactory;
 import java.lang.ref.SoftReference;
 import java.lang.ref.WeakReference;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import javax.tools.JavaCompiler;
 import javax.tools.ToolProvider;
 
@@ -31,6 +33,17 @@ public class HeapGraphTarget {
     static Deep deep;
     static Object[] leaves;
     static Object keep;
+    /* For hprof suspects: 2000 x byte[1000] in one map. */
+    static Map<Integer, byte[]> cache = new HashMap<>();
+    /* For hprof waste: 100 equal strings with their own arrays, an ArrayList of
+     * capacity 10000 holding one element, a HashMap of 4096 buckets holding one
+     * entry, 50 empty ArrayLists, an Object[1000] holding one element, 1000 Longs. */
+    static List<String> dups = new ArrayList<>();
+    static List<Object> oversized = new ArrayList<>(10000);
+    static Map<Object, Object> sparseMap = new HashMap<>(4096);
+    static List<List<Object>> empties = new ArrayList<>();
+    static Object[] sparse = new Object[1000];
+    static Long[] boxes = new Long[1000];
     /* Markup in a dump string: the web UI must show it as text. */
     static String marker = "<b>bold</b> & \"quoted\" <script>document.title='pwned'</script>";
 
@@ -75,6 +88,15 @@ public class HeapGraphTarget {
             head = d;
         }
         deep = head;
+
+        for (int i = 0; i < 2000; i++) cache.put(i, new byte[1000]);
+        char[] value = "duplicated value 0123456789".toCharArray();
+        for (int i = 0; i < 100; i++) dups.add(new String(value));
+        oversized.add(value);
+        sparseMap.put("key", "value");
+        for (int i = 0; i < 50; i++) empties.add(new ArrayList<>());
+        sparse[0] = value;
+        for (int i = 0; i < boxes.length; i++) boxes[i] = Long.valueOf(100000 + i);
 
         leaves = new Object[1000];
         for (int i = 0; i < leaves.length; i++) leaves[i] = new Leaf();

@@ -1,0 +1,141 @@
+/* `hprof suspects`: what retains most of the heap, its path and what it accumulates. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "heap/histo_retained.h"
+#include "heap/paths.h"
+#include "heap/print.h"
+#include "heap/suspects.h"
+
+typedef struct {
+    const hp_heap *h;
+    const hp_domkids *kids;
+    const hp_paths *paths;
+    const hp_opts *o;
+    FILE *out;
+} ctx;
+
+static void key_name(const hp_heap *h, uint64_t key, char *buf, size_t cap)
+{
+    if (key & HP_PRIM_KEY)
+        snprintf(buf, cap, "%s[]", hp_type_name((uint8_t)key));
+    else if (key == 0)
+        snprintf(buf, cap, "java.lang.Class");
+    else
+        hp_index_class_name(&h->ix, key, buf, cap);
+}
+
+static int accumulates(const ctx *c, uint32_t obj, hp_error *err)
+{
+    hp_accumulated *v;
+    size_t n;
+    if (hp_suspect_accumulates(c->h, c->kids, obj, &v, &n, err) != 0) return -1;
+    fputs(c->o->json ? ",\"accumulates\":[" : "   dominates directly, by class:\n", c->out);
+    for (size_t i = 0; i < n && i < 5; i++) {
+        char name[512];
+        key_name(c->h, v[i].key, name, sizeof name);
+        if (c->o->json) {
+            fprintf(c->out, "%s{\"class\":", i ? "," : "");
+            hp_json_string(c->out, name);
+            fprintf(c->out, ",\"objects\":%" PRIu64 ",\"retained\":%" PRIu64 "}", v[i].count,
+                    v[i].retained);
+        } else {
+            fprintf(c->out, "   %14" PRIu64 " bytes in %" PRIu64 " %s\n", v[i].retained, v[i].count,
+                    name);
+        }
+    }
+    if (c->o->json) fputc(']', c->out);
+    free(v);
+    return 0;
+}
+
+static int print_suspect(const ctx *c, const hp_suspect *s, size_t i, hp_error *err)
+{
+    char what[512];
+    uint64_t total = c->h->d.retained[0];
+    double pct = total ? 100.0 * (double)s->retained / (double)total : 0;
+    hp_graph_describe(&c->h->g, s->object, what, sizeof what);
+    uint64_t id = c->h->g.obj.ids[s->object];
+    if (c->o->json) {
+        fprintf(c->out, "%s{\"kind\":\"%s\",\"retained\":%" PRIu64 ",\"id\":\"0x%" PRIx64 "\"",
+                i ? "," : "", s->row ? "class" : "object", s->retained, id);
+        fputs(",\"class\":", c->out);
+        hp_json_string(c->out, what);
+        if (s->row) fprintf(c->out, ",\"instances\":%" PRIu64, s->row->count);
+    } else if (s->row) {
+        fprintf(c->out,
+                "\n%zu. %" PRIu64 " instances of %s retain %" PRIu64 " bytes (%.1f%%); the "
+                "largest, 0x%016" PRIx64 ", %" PRIu64 "\n",
+                i + 1, s->row->count, what, s->retained, pct, id,
+                hp_dom_retained(&c->h->d, s->object));
+    } else {
+        fprintf(c->out, "\n%zu. 0x%016" PRIx64 " %s retains %" PRIu64 " bytes (%.1f%%)\n", i + 1,
+                id, what, s->retained, pct);
+    }
+    if (!s->row) {
+        char where[512];
+        uint64_t at = c->h->g.obj.ids[s->accumulation];
+        hp_graph_describe(&c->h->g, s->accumulation, where, sizeof where);
+        if (c->o->json) {
+            fprintf(c->out, ",\"accumulation\":{\"id\":\"0x%" PRIx64 "\",\"class\":", at);
+            hp_json_string(c->out, where);
+            fprintf(c->out, ",\"retained\":%" PRIu64 "}",
+                    hp_dom_retained(&c->h->d, s->accumulation));
+        } else {
+            fprintf(c->out, "   accumulates in 0x%016" PRIx64 " %s, %" PRIu64 " bytes, which\n", at,
+                    where, hp_dom_retained(&c->h->d, s->accumulation));
+        }
+        if (accumulates(c, s->accumulation, err) != 0) return -1;
+    }
+    uint32_t *chain;
+    size_t len = hp_paths_chain(c->paths, s->object, &chain);
+    fputs(c->o->json ? ",\"path\":[" : "   path from a GC root:\n", c->out);
+    hp_print_chain(c->out, &c->h->g, chain, len, c->o->json);
+    fputs(c->o->json ? "]}" : "", c->out);
+    free(chain);
+    return 0;
+}
+
+static int report(const ctx *c, hp_histo *histo, hp_error *err)
+{
+    hp_suspect *v;
+    size_t n, top = hp_top(c->o, 5);
+    if (hp_suspects_find(c->h, c->kids, histo, &v, &n, err) != 0) return -1;
+    if (c->o->json)
+        fprintf(c->out, "{\"reachable_bytes\":%" PRIu64 ",\"suspects\":[", c->h->d.retained[0]);
+    else
+        fprintf(c->out,
+                "Suspects in heap dump %zu: objects and classes retaining 10%% or more of the "
+                "%" PRIu64 " reachable bytes%s\n",
+                c->h->dump + 1, c->h->d.retained[0], n ? "" : ": none");
+    int rc = 0;
+    for (size_t i = 0; i < n && i < top && rc == 0; i++)
+        rc = print_suspect(c, &v[i], i, err);
+    if (c->o->json) fputs("]}\n", c->out);
+    free(v);
+    return rc;
+}
+
+int hp_cmd_suspects(const hp_file *f, const hp_opts *o, FILE *out, FILE *err)
+{
+    hp_heap h;
+    hp_domkids kids = {0};
+    hp_paths p = {0};
+    hp_histo histo = {0};
+    hp_error e = {0};
+    int rc = hp_heap_open(&h, f, o, 1, err);
+    if (rc != HP_EXIT_OK) return rc;
+    ctx c = {&h, &kids, &p, o, out};
+    if (hp_domkids_build(&kids, &h.d, &e) != 0 || hp_paths_build(&p, &h.g, 0, &e) != 0 ||
+        hp_histo_build(&histo, &h.ix, h.dump, o->model, &e) != 0 ||
+        hp_histo_add_retained(&histo, &h, &e) != 0 || report(&c, &histo, &e) != 0) {
+        hp_report(err, f, &e);
+        rc = HP_EXIT_MALFORMED;
+    }
+    hp_histo_free(&histo);
+    hp_paths_free(&p);
+    hp_domkids_free(&kids);
+    hp_heap_close(&h);
+    return rc;
+}

@@ -1,0 +1,39 @@
+/*
+ * Leak suspects: the objects, and classes of many small objects, that each
+ * retain at least a tenth of the reachable heap. Object suspects are found
+ * from the top of the dominator tree: an object over the threshold whose
+ * memory splits among two or more objects over it is only a container, and
+ * those are looked at instead. From a suspect, the accumulation point is
+ * found by following the largest dominated object while it holds 80% or more
+ * of its parent's retained size and is not of the parent's class (so a linked
+ * list ends at its head).
+ */
+#ifndef HPROF_CLI_HEAP_SUSPECTS_H
+#define HPROF_CLI_HEAP_SUSPECTS_H
+
+#include "heap/heap.h"
+#include "histo.h"
+
+typedef struct {
+    uint32_t object;         /* the suspect object, or the largest instance of a class suspect */
+    uint32_t accumulation;   /* object suspects: where the memory accumulates */
+    const hp_histo_row *row; /* class suspects: the histogram row; NULL for objects */
+    uint64_t retained;
+} hp_suspect;
+
+/* What a suspect's directly dominated objects are, by class. */
+typedef struct {
+    uint64_t key; /* class id, or element type | HP_PRIM_KEY for primitive arrays */
+    uint64_t count, retained;
+} hp_accumulated;
+
+#define HP_PRIM_KEY (1ull << 63)
+
+/* Suspects, largest first; `histo` must have retained sizes. Caller frees *out. */
+int hp_suspects_find(const hp_heap *h, const hp_domkids *k, const hp_histo *histo, hp_suspect **out,
+                     size_t *n, hp_error *err);
+/* Groups the children of obj by class, largest retained first. Caller frees *out. */
+int hp_suspect_accumulates(const hp_heap *h, const hp_domkids *k, uint32_t obj,
+                           hp_accumulated **out, size_t *n, hp_error *err);
+
+#endif
