@@ -134,7 +134,7 @@ int hp_next_record(const hp_file *f, uint64_t *pos, hp_record *r, hp_error *err)
     uint64_t at = *pos;
     if (at == f->size) return 0;
     if (f->size - at < 9)
-        return hp_fail(err, at, "truncated record header (%llu bytes left, need 9)",
+        return hp_fail(err, at, "file cut short: truncated record header (%llu bytes left, need 9)",
                        (unsigned long long)(f->size - at));
     const uint8_t *p = f->base + at;
     r->tag = p[0];
@@ -143,7 +143,8 @@ int hp_next_record(const hp_file *f, uint64_t *pos, hp_record *r, hp_error *err)
     r->offset = at;
     r->body = p + 9;
     if (f->size - at - 9 < r->length)
-        return hp_fail(err, at, "record length %u runs past end of file (%llu bytes left)",
+        return hp_fail(err, at,
+                       "file cut short: record length %u runs past end of file (%llu bytes left)",
                        r->length, (unsigned long long)(f->size - at - 9));
     *pos = at + 9 + r->length;
     return 1;

@@ -78,7 +78,9 @@ static int check_records(hp_verifier *v, uint64_t *nrecords)
     }
     if (open_at != UINT64_MAX)
         hp_verr(v, f->size,
-                "segmented heap dump started at offset %" PRIu64 " has no HEAP DUMP END", open_at);
+                "file cut short: segmented heap dump started at offset %" PRIu64
+                " has no HEAP DUMP END",
+                open_at);
     return 0;
 }
 

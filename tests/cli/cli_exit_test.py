@@ -41,7 +41,7 @@ with open(good, "rb") as f:
 bad = os.path.join(work, "bad.hprof")
 with open(bad, "wb") as f:
     f.write(data[:300])
-check(["verify", bad], 1, err_re=r"^hprof: error: .*bad\.hprof: (record length \d+ runs past end of file \(\d+ bytes left\)|truncated record header \(\d+ bytes left, need 9\)) at offset \d+\nhprof: .*FAILED: 1 error\n$")
+check(["verify", bad], 1, err_re=r"^hprof: error: .*bad\.hprof: file cut short: (record length \d+ runs past end of file \(\d+ bytes left\)|truncated record header \(\d+ bytes left, need 9\)) at offset \d+\nhprof: .*FAILED: 1 error\n$")
 check(["records", bad], 1, out_re=r"UTF8", err_re=r"at offset \d+\n$")
 with open(bad, "wb") as f:
     f.write(b"JAVA PROFILE 1.0.2\0\0\0\0\x05" + bytes(8))

@@ -163,7 +163,7 @@ static void open_output(void)
 {
     output = tmpfile();
     assert_non_null(output);
-    hp_out_open(dup(fileno(output)), false, "test output");
+    hp_out_open(dup(fileno(output)), false, "test output", NULL);
 }
 
 static struct bytes close_output(void)
@@ -440,7 +440,7 @@ static void open_named_output(const char *path)
 {
     int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
     assert_true(fd >= 0);
-    hp_out_open(fd, false, path);
+    hp_out_open(fd, false, path, NULL);
     struct bytes r = {0};
     put(&r, our_header, sizeof our_header);
     our_record(&r, 7);
@@ -523,7 +523,7 @@ static void test_adopt_appends_when_it_cannot_rename(void **state)
             assert_int_equal(symlink(outp, link), 0);
             int ofd = open(link, O_RDWR | O_CREAT | O_TRUNC, 0644);
             assert_true(ofd >= 0);
-            hp_out_open(ofd, false, link);
+            hp_out_open(ofd, false, link, NULL);
             hp_out_write(our_header, sizeof our_header);
             assert_true(hp_out_adopt(fd, jvm, 31, dump.len, &moved));
             hp_out_close();

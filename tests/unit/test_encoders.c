@@ -22,7 +22,7 @@ static int setup(void **state)
 {
     (void)state;
     sink = tmpfile();
-    hp_out_open(dup(fileno(sink)), false, "test sink");
+    hp_out_open(dup(fileno(sink)), false, "test sink", NULL);
     char err[128];
     hp_options_parse("depth=7,cpu=samples", &hp.opt, err, sizeof err);
     hp.start_ms = 0x0102030405060708ull;

@@ -86,6 +86,9 @@ static void test_values(void **state)
     assert_int_equal(o.logflags, 4);
     assert_int_equal(o.debugflags, 1);
     assert_int_equal(o.alloc_interval, 524288);
+    o = parse_ok("depth=1024");
+    assert_int_equal(o.depth, HP_MAX_DEPTH);
+    hp_options_free(&o);
     o = parse_ok("depth=1,depth=9"); /* the last value wins */
     assert_int_equal(o.depth, 9);
     o = parse_ok("logflags=12junk"); /* strtol(..., 0): trailing junk ignored */
@@ -127,6 +130,8 @@ static void test_errors(void **state)
     expect_error("depth=", "syntax error parsing depth=DECIMAL");
     expect_error("depth=-1", "depth option value must be decimal and >= 0");
     expect_error("depth=4x", "depth option value must be decimal and >= 0");
+    expect_error("depth=1025", "depth option value must be at most 1024");
+    expect_error("depth=2147483647", "depth option value must be at most 1024");
     expect_error("interval=", "syntax error parsing interval=DECIMAL");
     expect_error("interval=0", "interval option value must be decimal and > 0");
     expect_error("cutoff=", "syntax error parsing cutoff=DOUBLE");

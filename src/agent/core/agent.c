@@ -158,7 +158,7 @@ static bool open_output(void)
         if (hp.output_name) snprintf(hp.output_name, n, "%s:%d", o->net_host, o->net_port);
         int fd = hp_sink_connect(o->net_host, o->net_port);
         if (fd < 0) return false;
-        hp_out_open(fd, true, hp.output_name ? hp.output_name : o->net_host);
+        hp_out_open(fd, true, hp.output_name ? hp.output_name : o->net_host, NULL);
         net_fd = fd;
         return true;
     }
@@ -168,7 +168,8 @@ static bool open_output(void)
         hp.output_name = strdup(name);
         return false;
     }
-    hp_out_open(fd, false, hp.output_name);
+    hp_out_open(fd, false, hp.output_name,
+                o->format == HP_FORMAT_BINARY ? hp_binary_whole_prefix : hp_ascii_whole_prefix);
     return true;
 }
 

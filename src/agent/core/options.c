@@ -63,7 +63,7 @@ static int parse_yn(struct parser *ps, const char *name, bool *out)
     return rc;
 }
 
-static int parse_int(struct parser *ps, const char *name, int min, int *out)
+static int parse_int(struct parser *ps, const char *name, int min, int max, int *out)
 {
     char *v = take_value(ps, ',');
     long x;
@@ -72,6 +72,8 @@ static int parse_int(struct parser *ps, const char *name, int min, int *out)
         rc = fail(ps, "syntax error parsing %s=DECIMAL", name);
     else if (!whole_long(v, 10, &x) || x < min || x > 0x7fffffff)
         rc = fail(ps, "%s option value must be decimal and %s", name, min ? "> 0" : ">= 0");
+    else if (x > max)
+        rc = fail(ps, "%s option value must be at most %d", name, max);
     else
         *out = (int)x;
     free(v);
@@ -220,8 +222,9 @@ static int parse_one(struct parser *ps, const char *name, bool *seen_output, boo
         o->format = i ? HP_FORMAT_BINARY : HP_FORMAT_ASCII;
         return 0;
     }
-    if (strcmp(name, "depth") == 0) return parse_int(ps, "depth", 0, &o->depth);
-    if (strcmp(name, "interval") == 0) return parse_int(ps, "interval", 1, &o->interval_ms);
+    if (strcmp(name, "depth") == 0) return parse_int(ps, "depth", 0, HP_MAX_DEPTH, &o->depth);
+    if (strcmp(name, "interval") == 0)
+        return parse_int(ps, "interval", 1, 0x7fffffff, &o->interval_ms);
     if (strcmp(name, "cutoff") == 0) return parse_cutoff(ps);
     if (strcmp(name, "cpu") == 0) {
         if (parse_choice(ps, "cpu=y|samples|times|old", "cpu", cpus, &i)) return -1;

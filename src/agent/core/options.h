@@ -9,6 +9,10 @@
 
 enum hp_format { HP_FORMAT_ASCII, HP_FORMAT_BINARY };
 
+/* The most frames a trace keeps, for every mode: depth= above it is refused
+ * (the JDK 8 agent took any int and could not honour it). */
+#define HP_MAX_DEPTH 1024
+
 struct hp_options {
     bool help;        /* the whole string was "help" */
     bool heap_dump;   /* heap=dump|all */

@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,18 +21,31 @@ static struct {
     pthread_mutex_t lock;
     int fd;
     bool is_socket;
+    bool is_file; /* a regular file: writes never wait on a reader */
     bool failed;
+    uint64_t (*whole_prefix)(int fd, uint64_t size);
     char what[256];
     size_t used;
     uint64_t offset;
     char buf[BUFFER_SIZE];
 } out = {.lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP, .fd = -1};
 
-void hp_out_open(int fd, bool is_socket, const char *what)
+void hp_out_open(int fd, bool is_socket, const char *what,
+                 uint64_t (*whole_prefix)(int fd, uint64_t size))
 {
+    struct stat st;
     pthread_mutex_lock(&out.lock);
     out.fd = fd;
     out.is_socket = is_socket;
+    out.is_file = !is_socket && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    /* Our own open file description: the JVM's descriptors keep their mode
+     * even when the output is /dev/stdout. Sockets use MSG_DONTWAIT instead,
+     * leaving the net= listener's reads blocking. */
+    if (!is_socket && !out.is_file) {
+        int flags = fcntl(fd, F_GETFL);
+        if (flags >= 0) (void)fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+    }
+    out.whole_prefix = whole_prefix;
     out.failed = false;
     out.used = 0;
     out.offset = 0;
@@ -38,17 +53,58 @@ void hp_out_open(int fd, bool is_socket, const char *what)
     pthread_mutex_unlock(&out.lock);
 }
 
+/* After a failed write: the file ends at its last whole record again. */
+static void cut_to_whole_record(void)
+{
+    struct stat st;
+    if (!out.is_file || out.whole_prefix == NULL || fstat(out.fd, &st) != 0) return;
+    uint64_t keep = out.whole_prefix(out.fd, (uint64_t)st.st_size);
+    if (keep < (uint64_t)st.st_size && ftruncate(out.fd, (off_t)keep) == 0)
+        hp_error("output lost: %s ends at its last whole record (%" PRIu64 " bytes)", out.what,
+                 keep);
+}
+
+static void give_up(const char *why)
+{
+    hp_error("output lost: cannot write to %s: %s", out.what, why);
+    out.failed = true;
+    cut_to_whole_record();
+}
+
+/* Waits until fd takes more bytes; false once HP_OUT_STALL_MS passed
+ * without any (nobody reads the pipe or the peer's window stays shut). */
+static bool wait_writable(int *stalled_ms)
+{
+    struct pollfd p = {.fd = out.fd, .events = POLLOUT};
+    while (*stalled_ms < HP_OUT_STALL_MS) {
+        int slice = HP_OUT_STALL_MS - *stalled_ms < 100 ? HP_OUT_STALL_MS - *stalled_ms : 100;
+        int r = poll(&p, 1, slice);
+        if (r > 0) return true;
+        if (r < 0 && errno != EINTR) return false;
+        if (r == 0) *stalled_ms += slice;
+    }
+    return false;
+}
+
 static void raw_write(const char *p, size_t n)
 {
+    int stalled_ms = 0;
     while (n > 0 && !out.failed && out.fd >= 0) {
-        ssize_t w = out.is_socket ? send(out.fd, p, n, MSG_NOSIGNAL) : write(out.fd, p, n);
+        ssize_t w =
+            out.is_socket ? send(out.fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT) : write(out.fd, p, n);
         if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) {
-            hp_error("output lost: cannot write to %s: %s", out.what,
-                     w < 0 ? strerror(errno) : "no progress");
-            out.failed = true;
+        if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            if (wait_writable(&stalled_ms)) continue;
+            char why[64];
+            snprintf(why, sizeof why, "nothing was read for %d s", HP_OUT_STALL_MS / 1000);
+            give_up(why);
             return;
         }
+        if (w <= 0) {
+            give_up(w < 0 ? strerror(errno) : "no progress");
+            return;
+        }
+        stalled_ms = 0;
         p += w;
         n -= (size_t)w;
     }
@@ -245,8 +301,7 @@ bool hp_out_adopt(int fd, const char *path, uint64_t header, uint64_t len, bool 
         if (ok) {
             out.offset = at + len - header;
         } else if (ftruncate(out.fd, (off_t)at) != 0 || lseek(out.fd, (off_t)at, SEEK_SET) < 0) {
-            hp_error("output lost: cannot write to %s: %s", out.what, strerror(errno));
-            out.failed = true;
+            give_up(strerror(errno));
         }
     }
     pthread_mutex_unlock(&out.lock);

@@ -3,7 +3,10 @@
  * Each hp_out_write() call is one whole record (or line); the buffer is only
  * ever flushed at record boundaries, so a killed JVM leaves whole records up
  * to the last flush. A failed write (full disk, lost socket) is reported once
- * and later output is dropped: the profiled program never stops for it. */
+ * and later output is dropped: the profiled program never stops for it. A
+ * file is then cut back to its last whole record, so readers accept it.
+ * Pipes, FIFOs, devices and sockets are written without blocking: output
+ * that nobody takes for HP_OUT_STALL_MS is given up the same way. */
 #ifndef HPROF_WRITER_H
 #define HPROF_WRITER_H
 
@@ -11,8 +14,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Takes ownership of fd. `what` names the target in error messages. */
-void hp_out_open(int fd, bool is_socket, const char *what);
+#define HP_OUT_STALL_MS 10000
+
+/* Takes ownership of fd. `what` names the target in error messages.
+ * `whole_prefix` (files; NULL for none) finds where the last whole record
+ * of the file ends (output/encoder.h). */
+void hp_out_open(int fd, bool is_socket, const char *what,
+                 uint64_t (*whole_prefix)(int fd, uint64_t size));
 void hp_out_write(const void *data, size_t len);
 /* printf into one record. */
 void hp_out_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -10,7 +10,6 @@
 #include <string.h>
 
 /* jvmtiFrameInfo arrays on the stack are bounded; deeper requests are cut. */
-#define MAX_DEPTH 1024
 
 static struct hp_table *traces;
 
@@ -34,8 +33,8 @@ static void init_trace(void *info, const void *key, size_t key_len, void *ctx)
 
 uint32_t hp_trace_intern(uint32_t thread_serial, const uint32_t *frame_ids, uint32_t n)
 {
-    uint32_t key[MAX_DEPTH + 1];
-    if (n > MAX_DEPTH) n = MAX_DEPTH;
+    uint32_t key[HP_MAX_DEPTH + 1];
+    if (n > HP_MAX_DEPTH) n = HP_MAX_DEPTH;
     key[0] = hp.opt.thread ? thread_serial : 0;
     if (n) memcpy(key + 1, frame_ids, n * sizeof *key);
     uint32_t idx = hp_table_intern(traces, key, (n + 1) * sizeof *key, init_trace, NULL, NULL);
@@ -45,9 +44,9 @@ uint32_t hp_trace_intern(uint32_t thread_serial, const uint32_t *frame_ids, uint
 uint32_t hp_trace_from_frames(jvmtiEnv *jvmti, JNIEnv *jni, const jvmtiFrameInfo *frames, jint n,
                               uint32_t thread_serial)
 {
-    uint32_t ids[MAX_DEPTH];
+    uint32_t ids[HP_MAX_DEPTH];
     uint32_t kept = 0;
-    for (jint i = 0; i < n && kept < MAX_DEPTH; i++) {
+    for (jint i = 0; i < n && kept < HP_MAX_DEPTH; i++) {
         uint32_t id = hp_frame_intern(jvmti, jni, frames[i].method, frames[i].location);
         if (id) ids[kept++] = id;
     }
@@ -58,9 +57,9 @@ uint32_t hp_trace_capture(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jint ski
                           uint32_t thread_serial)
 {
     jint want = atomic_load_explicit(&hp.trace_depth, memory_order_relaxed);
-    jint depth = want < MAX_DEPTH ? want : MAX_DEPTH;
+    jint depth = want < HP_MAX_DEPTH ? want : HP_MAX_DEPTH;
     if (depth == 0) return hp_trace_intern(thread_serial, NULL, 0);
-    jvmtiFrameInfo frames[MAX_DEPTH];
+    jvmtiFrameInfo frames[HP_MAX_DEPTH];
     jint n = 0;
     if ((*jvmti)->GetStackTrace(jvmti, thread, skip, depth, frames, &n) != JVMTI_ERROR_NONE)
         return HP_TRACE_EMPTY;

@@ -25,12 +25,10 @@ static bool sampling_wanted(void)
     return hp.opt.depth > 0;
 }
 
-/* Frames taken per sample: depth=, but no more than a trace can hold. */
-#define MAX_SAMPLE_DEPTH 1024
-
+/* Frames taken per sample: depth= (options keep it <= HP_MAX_DEPTH). */
 static int sample_depth(void)
 {
-    return hp.opt.depth < MAX_SAMPLE_DEPTH ? hp.opt.depth : MAX_SAMPLE_DEPTH;
+    return hp.opt.depth;
 }
 
 /* AsyncGetCallTrace works only while some agent has ClassLoad enabled. */
