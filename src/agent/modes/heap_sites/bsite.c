@@ -97,7 +97,10 @@ static const struct {
     {0xb8, "java/lang/Character", "valueOf", "(C)Ljava/lang/Character;", "Ljava/lang/Character;"},
     {0xb8, "java/lang/Float", "valueOf", "(F)Ljava/lang/Float;", "Ljava/lang/Float;"},
     {0xb8, "java/lang/Double", "valueOf", "(D)Ljava/lang/Double;", "Ljava/lang/Double;"},
-    {0xb8, "java/lang/reflect/Array", "newArray", "(Ljava/lang/Class;I)Ljava/lang/Object;", NULL},
+    /* newInstance, not the newArray it calls: Arrays.copyOf, hooked itself,
+     * calls newInstance, and must not have its copy counted twice. */
+    {0xb8, "java/lang/reflect/Array", "newInstance", "(Ljava/lang/Class;I)Ljava/lang/Object;",
+     NULL},
     {0xb8, "java/util/Arrays", "copyOf",
      "([Ljava/lang/Object;ILjava/lang/Class;)[Ljava/lang/Object;", NULL},
     {0xb8, "java/util/Arrays", "copyOfRange",

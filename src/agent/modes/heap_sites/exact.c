@@ -30,10 +30,13 @@ static jclass tracker;
 static jmethodID m_retire, m_states, m_give_stack;
 /* The tracker's methods are looked up and shadow stacks are wanted. */
 static atomic_bool stacks;
-static jfieldID f_thread, f_n, f_keys, f_cnt, f_bytes, f_kid, f_last;
+static jfieldID f_thread, f_n, f_keys, f_cnt, f_bytes, f_kid;
 /* Natives that post VMObjectAlloc when not compiled, and whose hooked call
  * sites count the result instead. */
 static jmethodID m_clone, m_new_array, m_alloc_instance;
+/* Frames between Array.newArray and the hooked call that counts its array:
+ * Array.newInstance, and the copyOf methods that call it (not rewritten). */
+static jmethodID m_new_instance, m_copy_of, m_copy_of_range;
 static int width;  /* ints per tracker key */
 static jint align; /* object alignment in bytes */
 /* Array layout per kind (Z B C S I F J D, references): size(n) =
@@ -237,13 +240,21 @@ static bool memo_slot(jmethodID m, jlocation at, uint32_t *slot)
     return false;
 }
 
-/* Whether this VMObjectAlloc (frames f[0..1]: the allocating native, its
- * caller) comes from a native whose call site was hooked (the hook counts
- * the object when the call returns). */
-static bool counted_by_hook(jvmtiEnv *jvmti, const jvmtiFrameInfo *f)
+/* Whether this VMObjectAlloc (frames f[0..n-1], f[0] the allocating native)
+ * comes from a native whose call site was hooked, directly or through
+ * Array.newInstance (the hook counts the object when the call returns). */
+static bool counted_by_hook(jvmtiEnv *jvmti, const jvmtiFrameInfo *f, jint n)
 {
     if (f[0].method != m_clone && f[0].method != m_new_array && f[0].method != m_alloc_instance)
         return false;
+    if (f[0].method == m_new_array) {
+        jint i = 1;
+        while (i < n - 1 && (f[i].method == m_new_instance || f[i].method == m_copy_of ||
+                             f[i].method == m_copy_of_range))
+            i++;
+        if (i == 1) return false; /* newArray is only called by newInstance */
+        f += i - 1;
+    }
     uint32_t slot;
     pthread_mutex_lock(&hook_memo_lock);
     bool known = memo_slot(f[1].method, f[1].location, &slot);
@@ -272,14 +283,14 @@ static void JNICALL on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thr
     if (!atomic_load_explicit(&recording, memory_order_relaxed)) return;
     const struct hp_thread *t = hp_thread_get(jvmti, NULL);
     if (t != NULL && t->agent) return;
-    /* One walk serves the hook check (two frames) and the trace. */
+    /* One walk serves the hook check (up to four frames) and the trace. */
     jint depth = atomic_load_explicit(&hp.trace_depth, memory_order_relaxed);
     if (depth > HP_SITES_EXACT_MAX_DEPTH) depth = HP_SITES_EXACT_MAX_DEPTH;
     jvmtiFrameInfo f[HP_SITES_EXACT_MAX_DEPTH];
     jint n = 0;
-    if ((*jvmti)->GetStackTrace(jvmti, NULL, 0, depth > 2 ? depth : 2, f, &n) != JVMTI_ERROR_NONE)
+    if ((*jvmti)->GetStackTrace(jvmti, NULL, 0, depth > 4 ? depth : 4, f, &n) != JVMTI_ERROR_NONE)
         n = 0;
-    if (n >= 2 && counted_by_hook(jvmti, f)) return;
+    if (n >= 2 && counted_by_hook(jvmti, f, n)) return;
     uint32_t serial = t ? t->serial : HP_THREAD_SERIAL_UNKNOWN;
     uint32_t trace =
         hp_trace_from_frames(jvmti, jni, f, n < depth ? n : depth, hp.opt.thread ? serial : 0);
@@ -452,7 +463,15 @@ static bool find_natives(JNIEnv *jni)
                             "(Ljava/lang/Class;I)Ljava/lang/Object;", true);
     m_alloc_instance = method_of(jni, "jdk/internal/misc/Unsafe", "allocateInstance",
                                  "(Ljava/lang/Class;)Ljava/lang/Object;", false);
-    return m_clone && m_new_array && m_alloc_instance;
+    m_new_instance = method_of(jni, "java/lang/reflect/Array", "newInstance",
+                               "(Ljava/lang/Class;I)Ljava/lang/Object;", true);
+    m_copy_of = method_of(jni, "java/util/Arrays", "copyOf",
+                          "([Ljava/lang/Object;ILjava/lang/Class;)[Ljava/lang/Object;", true);
+    m_copy_of_range =
+        method_of(jni, "java/util/Arrays", "copyOfRange",
+                  "([Ljava/lang/Object;IILjava/lang/Class;)[Ljava/lang/Object;", true);
+    return m_clone && m_new_array && m_alloc_instance && m_new_instance && m_copy_of &&
+           m_copy_of_range;
 }
 
 /* Objects that exist before counting starts are tagged (site bits 0), so
@@ -510,10 +529,9 @@ void hp_sites_exact_vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
         f_cnt = (*jni)->GetFieldID(jni, tracker, "cnt", "[J");
         f_bytes = (*jni)->GetFieldID(jni, tracker, "bytes", "[J");
         f_kid = (*jni)->GetFieldID(jni, tracker, "kid", "[I");
-        f_last = (*jni)->GetFieldID(jni, tracker, "last", "Ljava/lang/Object;");
     }
     if ((*jni)->ExceptionCheck(jni) || !engage || !m_retire || !m_states || !m_give_stack ||
-        !f_thread || !f_n || !f_keys || !f_cnt || !f_bytes || !f_kid || !f_last) {
+        !f_thread || !f_n || !f_keys || !f_cnt || !f_bytes || !f_kid) {
         (*jni)->ExceptionClear(jni);
         tracker = NULL;
         hp_error("heap=sites: the tracker class is not usable; no SITES data");
@@ -847,25 +865,6 @@ static void estimate(const struct walk *w, uint32_t n_keys, const uint32_t *cls,
     free(est);
 }
 
-/* The threads' last counted intrinsic result (kept to skip it when an outer
- * hooked call returns it again) must not keep it live. */
-static void forget_last(JNIEnv *jni)
-{
-    jobjectArray states = (*jni)->CallStaticObjectMethod(jni, tracker, m_states);
-    if ((*jni)->ExceptionCheck(jni)) {
-        (*jni)->ExceptionClear(jni);
-        return;
-    }
-    jint len = states ? (*jni)->GetArrayLength(jni, states) : 0;
-    for (jint i = 0; i < len; i++) {
-        jobject st = (*jni)->GetObjectArrayElement(jni, states, i);
-        if (st == NULL) continue;
-        (*jni)->SetObjectField(jni, st, f_last, NULL);
-        (*jni)->DeleteLocalRef(jni, st);
-    }
-    if (states) (*jni)->DeleteLocalRef(jni, states);
-}
-
 bool hp_sites_exact_collect(jvmtiEnv *jvmti, JNIEnv *jni, struct hp_sites_live *live)
 {
     memset(live, 0, sizeof *live);
@@ -877,7 +876,6 @@ bool hp_sites_exact_collect(jvmtiEnv *jvmti, JNIEnv *jni, struct hp_sites_live *
     ts.t = w.t = calloc((size_t)w.n_keys + 1, sizeof *w.t);
     uint32_t *cls = calloc((size_t)w.n_keys + 1, sizeof *cls);
     uint32_t *site_of = calloc((size_t)w.n_keys + 1, sizeof *site_of);
-    forget_last(jni);
     bool ok = ts.t && cls && site_of && walk_heap(jvmti, &w, n_classes);
     if (ok) {
         /* After the walk: every live object was allocated before this count. */

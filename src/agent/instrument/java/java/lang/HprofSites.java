@@ -90,10 +90,6 @@ public final class HprofSites {
     private int[] memo;
     private static final int MEMO_BITS = 12;
 
-    /* The last object counted by invoked(): a hooked call around another
-     * (Arrays.copyOf through Array.newArray) returns it again. The agent
-     * clears it before a dump's GC. */
-    private Object last;
     /* (DYN site, class) -> derived site, open addressing; null until used. */
     private int[] dSite, dNum;
     private Class<?>[] dCls;
@@ -173,15 +169,10 @@ public final class HprofSites {
             if (fresh(r)) s.count(site | KIND_MASK, ctx, 0, r);
             return;
         }
-        if (r == s.last) {
-            s.last = null;
-            return;
-        }
         int d = s.derived(site, r.getClass());
         if (d < 0) return;
         int k = d & KIND_MASK;
         s.count(d, ctx, k == KIND_MASK ? 0 : size(r, k), r);
-        s.last = r;
     }
 
     /* Whether valueOf made `r` rather than taking it from its cache. */
