@@ -69,7 +69,8 @@ static void record_bounds(void **state)
     assert_int_equal(hp_open_mem(&f, "x", b.data, b.len - 1, &e), 0);
     uint64_t pos = f.first_record;
     assert_int_equal(hp_next_record(&f, &pos, &r, &e), -1);
-    assert_string_equal(e.what, "file cut short: record length 7 runs past end of file (6 bytes left)");
+    assert_string_equal(e.what,
+                        "file cut short: record length 7 runs past end of file (6 bytes left)");
     assert_int_equal(e.offset, 31);
     assert_int_equal(hp_open_mem(&f, "x", b.data, 35, &e), 0);
     pos = f.first_record;

@@ -301,6 +301,27 @@ class VisualVmTests(unittest.TestCase):
                                 f"{c}: ours {counts.get(c, 0)}, JVM {jvm_counts.get(c, 0)}")
             print(f"dump {which}: {total} instances, JVM {jvm_total}")
 
+    def test_walk_route_same_counts_and_values_as_the_jvm(self):
+        # heap=dump together with heap=sites walks the heap with JVM TI; the
+        # same objects must carry the same values as in the JVM's own dump
+        # (the walk once wrote the statics of classes it linked as zero).
+        for options in ("heap=dump,heap=sites", "heap=all"):
+            with self.subTest(options):
+                ours = fresh(os.path.join(self.env.work, "walk.hprof"))
+                jvm = fresh(os.path.join(self.env.work, "walk-jvm.hprof"))
+                proc, pid = start_target(self.env, f"{options},format=b,doe=n,file={ours}")
+                jcmd(self.env, pid, "GC.heap_dump", jvm)
+                jcmd(self.env, pid, "JVMTI.data_dump")
+                stop(proc)  # fails on any HPROF ERROR line
+                jvm_counts, jvm_values = read_with_visualvm(self.env, self.classes, jvm)
+                counts, values = read_with_visualvm(self.env, self.classes, ours)
+                app = {c: n for c, n in counts.items() if c.startswith("HeapDumpTarget")}
+                self.assertEqual(app, {c: n for c, n in jvm_counts.items()
+                                       if c.startswith("HeapDumpTarget")})
+                self.assertEqual(values, jvm_values)
+                self.assertIn("VALUE java.lang.Long.MAX_VALUE = 9223372036854775807", values)
+                self.assertIn("VALUE java.lang.Short.MIN_VALUE = -32768", values)
+
 
 def visualvm_ready(env):
     if not os.path.exists(JFLUID):

@@ -12,7 +12,8 @@ import java.util.function.Supplier;
 /* A profiler never changes what is reachable: each allocation form makes an
  * object that only a WeakReference holds; after System.gc() every one must be
  * gone. Prints "<form> collected" or "<form> KEPT" per form, then, with the
- * argument "oom", recovers from OutOfMemoryError in a loop of clones. */
+ * argument "oom", recovers from OutOfMemoryError in a loop of clones. With
+ * "hold" it only keeps a large heap for the exit dump. */
 public class Reachability implements Cloneable {
     int[] payload = new int[64];
 
@@ -72,10 +73,19 @@ public class Reachability implements Cloneable {
         "Double.valueOf", "reflection", "methodhandle", "Unsafe.allocateInstance",
         "ArrayList.grow", "lambda", "String.concat"};
 
+    static Object[] held;
+
     public static void main(String[] args) throws Throwable {
+        if (args.length > 0 && args[0].equals("hold")) {
+            /* A heap of some 40 MB that the exit dump must write. */
+            held = new Object[500000];
+            for (int i = 0; i < held.length; i++) held[i] = new int[16];
+            System.out.println("held " + held.length);
+            return;
+        }
         /* Each form twice: once interpreted, once after warm-up (compiled). */
         for (int round = 0; round < 2; round++) {
-            if (round == 1) for (int i = 0; i < 20000; i++) for (String f : FORMS) make(f);
+            if (round == 1) for (int i = 0; i < 5000; i++) for (String f : FORMS) make(f);
             for (String f : FORMS) {
                 /* One form at a time: nothing allocated after it could
                  * displace what a profiler might still hold of it. */

@@ -50,6 +50,14 @@ public class HeapReader {
             for (FieldValue v : i.getFieldValues()) value("Leaf42." + v.getField().getName(), v);
         }
         System.out.println("VALUE Leaf.super = " + leaf.getSuperClass().getName());
+        /* Wrappers the target never uses: the agent's heap walk once linked
+         * them itself and wrote their static values as zero. */
+        for (String w : new String[] {"java.lang.Short", "java.lang.Long"}) {
+            JavaClass c = heap.getJavaClassByName(w);
+            for (FieldValue v : c == null ? List.<FieldValue>of() : c.getStaticFieldValues())
+                if (v.getField().getName().endsWith("_VALUE"))
+                    value(w + "." + v.getField().getName(), v);
+        }
     }
 
     static String field(Instance i, String name) {

@@ -197,6 +197,10 @@ bool hd_classes_load(struct hd_classes *cs, jvmtiEnv *jvmti, JNIEnv *jni)
 {
     *cs = (struct hd_classes){0};
     hd_map_init(&cs->by_obj);
+    /* First: looking the wrappers up links them, and a class read before it
+     * was linked would have no fields in the dump while the walk reports
+     * its static values (java.lang.Long and Short under CDS). */
+    load_primitive_mirrors(cs, jvmti, jni);
     jint n = 0;
     jclass *loaded = NULL;
     if (!hp_jvmti_ok(jvmti, (*jvmti)->GetLoadedClasses(jvmti, &n, &loaded), "GetLoadedClasses"))
@@ -214,7 +218,6 @@ bool hd_classes_load(struct hd_classes *cs, jvmtiEnv *jvmti, JNIEnv *jni)
         hd_classes_free(cs);
         return false;
     }
-    load_primitive_mirrors(cs, jvmti, jni);
     for (uint32_t i = 0; i < cs->n; i++) {
         build(cs, &cs->v[i]);
         const struct hp_class *known = hp_class_get(cs->v[i].serial);

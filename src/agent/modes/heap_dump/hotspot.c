@@ -4,6 +4,7 @@
 #include "../../core/error.h"
 #include "../../core/gc.h"
 #include "splice.h"
+#include "stale.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -87,7 +88,8 @@ static bool find_bean(JNIEnv *jni, char *why, size_t n)
 
 /* Next to a file output (same file system: no second disk needs the space)
  * when that directory is writable, else in $TMPDIR. HotSpot wants the
- * .hprof suffix and a file that does not exist. */
+ * .hprof suffix and a file that does not exist. The first dump of a run
+ * also removes what killed runs left in that directory. */
 static void temp_path(char *out, size_t n)
 {
     const char *dir = getenv("TMPDIR");
@@ -104,7 +106,12 @@ static void temp_path(char *out, size_t n)
             len = olen;
         }
     }
-    snprintf(out, n, "%.*s/.hprof-dump-%ld-%u.hprof", len, dir, (long)getpid(), ++hs.files);
+    if (hs.files == 0) {
+        char swept[PATH_MAX];
+        snprintf(swept, sizeof swept, "%.*s", len, dir);
+        hd_sweep_stale(swept);
+    }
+    snprintf(out, n, "%.*s/" HD_TEMP_PREFIX "%ld-%u.hprof", len, dir, (long)getpid(), ++hs.files);
 }
 
 /* Far enough behind the copy that most arrays' later elements are dumped by

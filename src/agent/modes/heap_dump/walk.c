@@ -73,7 +73,9 @@ static void begin(struct hd_walk *w, hp_objid_t obj, jlong class_tag)
         /* a dormant CDS archive object, see shown() */
     } else if (c == w->cs->java_lang_class) {
         w->cls = hd_class_of(w->cs, obj); /* NULL: not a class we dump, see shown() */
-        if (w->cls) w->kind = CUR_CLASS;
+        /* A class linked by another thread since it was read has no fields
+         * in its CLASS DUMP: its static values are not reported either. */
+        if (w->cls && !w->cls->unprepared) w->kind = CUR_CLASS;
     } else if (c->array_elem == 'L') {
         uint64_t v;
         if (!hd_map_get(&w->arrays, obj, &v)) return; /* length lost to memory shortage */
