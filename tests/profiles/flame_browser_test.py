@@ -32,6 +32,11 @@ class FlameBrowserTest(unittest.TestCase):
         cls.samples = page("ascii_samples", "samples")
         cls.threads = page("ascii_samples", "threads", "--threads", "--title", "per thread")
         cls.script = page("ascii_script", "script")
+        cls.diff = os.path.join(ARGS["--work"], "diff.html")
+        subprocess.run([ARGS["--cli"], "flame", "--diff", "--minwidth", "0",
+                        os.path.join(ARGS["--corpus"], "ascii_samples.txt"),
+                        os.path.join(ARGS["--corpus"], "ascii_samples_b.txt"), "-o", cls.diff],
+                       check=True)
         cls.b = webdriver.Browser(os.path.join(ARGS["--work"], "chromium-profile"))
 
     @classmethod
@@ -113,6 +118,21 @@ class FlameBrowserTest(unittest.TestCase):
         self.b.open(self.threads)
         self.assertEqual(self.frame("[thread main]")[2].split()[1], "k6")
         self.assertEqual(self.b.js("return document.title;"), "per thread")
+
+    def test_differential_colours_and_widths(self):
+        self.b.open(self.diff)
+        # B: 50 of 100 samples under ProfHot.cold (A: 10 of 50), 50 under ProfHot.hot (A: 30 of 50)
+        self.assertAlmostEqual(self.frame("ProfHot.cold")[1] / self.width(), 0.5, delta=0.01)
+        colours = self.b.js("""var out = {};
+            document.querySelectorAll('#chart .f').forEach(function (e) {
+              out[e.textContent] = getComputedStyle(e).backgroundColor.match(/\\d+/g).map(Number); });
+            return out;""")
+        red, green, blue = colours["ProfHot.cold"]
+        self.assertGreater(red, blue)  # grew: 20 % -> 50 %
+        red, green, blue = colours["ProfHot.hot"]
+        self.assertGreater(blue, red)  # shrank: 60 % -> 50 %
+        self.assertTrue(self.b.js("return document.getElementById('baseline').textContent;")
+                        .endswith("ascii_samples.txt"))
 
     def test_markup_in_names_stays_text(self):
         with open(self.script, encoding="utf-8") as f:

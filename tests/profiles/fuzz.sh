@@ -13,8 +13,8 @@ shift || true
 mkdir -p "$out/corpus" "$out/gen/render"
 cp -n "$root"/tests/profiles/corpus/* "$out/corpus/" 2>/dev/null || true
 protoc-c --c_out="$out/gen/render" --proto_path="$root/src/cli/render" profile.proto
-srcs=$(ls "$root"/src/cli/*.c "$root"/src/cli/profile/*.c "$root"/src/cli/render/*.c |
-    grep -v -e '/main\.c$' -e '/commands\.c$')
+srcs=$(ls "$root"/src/cli/*.c "$root"/src/cli/heap/*.c "$root"/src/cli/profile/*.c \
+    "$root"/src/cli/render/*.c | grep -v -e '/main\.c$' -e '/commands\.c$')
 cmake -DOUT="$out/gen/render/flame_assets.c" \
     -DINPUTS="hp_flame_css=$root/src/cli/render/flame.css,hp_flame_js=$root/src/cli/render/flame.js,hp_flame_controls=$root/src/cli/render/flame_controls.html" \
     -P "$root/src/cli/render/embed.cmake"

@@ -28,6 +28,8 @@ MODES = {
     "sites_a": "heap=sites",
     "sites_b": "heap=sites,format=b",
 }
+# two heap dumps, the second with 2500 more ProfExtra objects
+DUMPS = {"dump_a": ("heap=dump,format=b", []), "dump_b": ("heap=dump,format=b", ["2500"])}
 KIND_VALUES = {"samples": ["samples"], "times": ["calls", "time"], "old": ["calls", "time"],
                "sites": ["alloc-objects", "alloc-bytes", "live-objects", "live-bytes"]}
 
@@ -120,6 +122,11 @@ def make_case(env):
         r = ht.run_java(env, f"{opts},file={path},verbose=n", ["ProfHot", "10", "4000000"])
         assert r.returncode == 0, r.stderr
         files[name] = path
+    for name, (opts, extra) in DUMPS.items():
+        path = os.path.join(env.work, name + ".hprof")
+        r = ht.run_java(env, f"{opts},file={path},verbose=n", ["ProfHot", "1", "1000"] + extra)
+        assert r.returncode == 0, r.stderr
+        files[name] = path
 
     def hprof(*args, check=True):
         r = subprocess.run([cli] + list(args), capture_output=True)
@@ -198,6 +205,42 @@ def make_case(env):
                         self.assertEqual(data["trees"][1][3], total, f"{name} {kind} {value}")
                         names = re.search(r'<pre id="names" hidden>(.*?)</pre>', html, re.S)
                         self.assertIn("ProfHot.main", names.group(1).split("\n"), name)
+
+        def test_diff_with_itself_is_empty(self):
+            for name in list(MODES) + list(DUMPS):
+                self.assertEqual(hprof("diff", files[name], files[name]).stdout, b"", name)
+                out = json.loads(hprof("diff", "--json", files[name], files[name]).stdout)
+                rows = out["classes"] if name in DUMPS else out["methods"] + out["stacks"]
+                self.assertEqual(rows, [], name)
+
+        def test_diff_of_two_profiles(self):
+            a, b = files["samples_a"], files["samples_b"]
+            out = json.loads(hprof("diff", "--json", a, b).stdout)
+            self.assertEqual(out["a"]["total"], stated_totals(a)["samples"][0])
+            self.assertEqual(out["b"]["total"], stated_totals(b)["samples"][0])
+            for m in out["methods"]:
+                want = 100 * m["total_b"] / out["b"]["total"] - 100 * m["total_a"] / out["a"]["total"]
+                self.assertAlmostEqual(m["total_change"], want, places=4)
+            keys = [max(abs(m["self_change"]), abs(m["total_change"])) for m in out["methods"]]
+            self.assertEqual(keys, sorted(keys, reverse=True))  # largest change first
+            r = hprof("diff", files["samples_a"], files["sites_a"], check=False)
+            self.assertEqual(r.returncode, 4)
+
+        def test_diff_of_two_heap_dumps(self):
+            out = json.loads(hprof("diff", "--json", files["dump_a"], files["dump_b"]).stdout)
+            top = out["classes"][0]
+            self.assertEqual(top["class"], "ProfExtra")
+            self.assertEqual(top["instances_b"] - top["instances_a"], 2500)
+            self.assertIn("ProfExtra", hprof("diff", files["dump_a"], files["dump_b"]).stdout.decode())
+
+        def test_flame_diff_widths_from_b(self):
+            out = os.path.join(env.work, "diff.html")
+            hprof("flame", "--diff", files["samples_a"], files["samples_b"], "-o", out)
+            with open(out, encoding="utf-8") as f:
+                data = json.loads(re.search(r"var HPROF_DATA=(\{.*?\});", f.read()).group(1))
+            self.assertEqual(data["diff"], 1)
+            self.assertEqual(data["trees"][0][3], stated_totals(files["samples_b"])["samples"][0])
+            self.assertEqual(data["trees"][0][5], stated_totals(files["samples_a"])["samples"][0])
 
         def test_pprof_read_back_by_go(self):
             for name in MODES:

@@ -74,8 +74,6 @@ static int parse(popts *o, int argc, char **argv)
         int rc;
         if (!strcmp(a, "--threads")) {
             o->r.threads = 1;
-        } else if (!strcmp(a, "--inverted")) {
-            o->r.inverted = 1;
         } else if (!strcmp(a, "--json")) {
             o->json = 1;
         } else if (!strcmp(a, "--diff")) {
@@ -129,10 +127,29 @@ static int value_index(const popts *o, const hp_profile *p, const char *path)
 
 typedef int (*render_fn)(FILE *, const hp_profile *, const hp_render_opts *, hp_error *);
 
+/* What one command writes: a renderer with its inputs. */
+typedef struct {
+    const popts *o;
+    render_fn single;
+    const hp_profile *p[2]; /* p[1] alone for one input */
+    const hp_file *heaps;   /* two heap dumps */
+} job;
+
+static int run_job(FILE *out, const job *j, hp_error *e)
+{
+    const popts *o = j->o;
+    const char *names[2] = {o->inputs[0], o->inputs[1]};
+    if (j->single) return j->single(out, j->p[1], &o->r, e);
+    if (j->heaps) return hp_render_heap_diff(out, &j->heaps[0], &j->heaps[1], o->json, e);
+    if (o->diff) return hp_render_flame_diff(out, j->p[0], j->p[1], &o->r, e);
+    return hp_render_diff(out, j->p[0], j->p[1], &o->r, names, o->json, e);
+}
+
 /* Writes to -o FILE (replaced only when the whole output was written) or stdout. */
-static int write_output(const popts *o, render_fn fn, const hp_profile *p)
+static int write_output(const job *j)
 {
     char tmp[4096];
+    const popts *o = j->o;
     FILE *out = stdout;
     if (o->output) {
         if (snprintf(tmp, sizeof tmp, "%s.tmp", o->output) >= (int)sizeof tmp)
@@ -143,13 +160,13 @@ static int write_output(const popts *o, render_fn fn, const hp_profile *p)
         }
     }
     hp_error e = {0};
-    int rc = fn(out, p, &o->r, &e);
+    int rc = run_job(out, j, &e);
     int werr = ferror(out);
     if (o->output)
         werr |= fclose(out);
     else
         werr |= fflush(out);
-    if (rc) fprintf(stderr, "hprof: error: %s: %s\n", o->inputs[0], e.what);
+    if (rc) fprintf(stderr, "hprof: error: %s: %s\n", o->inputs[o->ninputs - 1], e.what);
     if (!rc && werr)
         fprintf(stderr, "hprof: error: %s: write failed\n", o->output ? tmp : "stdout");
     if (o->output && (rc || werr || rename(tmp, o->output))) {
@@ -159,27 +176,79 @@ static int write_output(const popts *o, render_fn fn, const hp_profile *p)
     return rc ? HP_EXIT_MALFORMED : werr ? HP_EXIT_IO : HP_EXIT_OK;
 }
 
+/* --value for p, and --threads only where traces have threads. */
+static int check_selection(popts *o, const hp_profile *p, const char *path)
+{
+    if ((o->r.value = value_index(o, p, path)) < 0) return HP_EXIT_USAGE;
+    if (o->r.threads && !p->per_thread) {
+        fprintf(stderr, "hprof: error: %s: --threads needs traces per thread (thread=y)\n", path);
+        return HP_EXIT_NODATA;
+    }
+    return HP_EXIT_OK;
+}
+
 static int run_single(popts *o, render_fn fn)
 {
     if (o->ninputs != 1) return usage_error(o->cmd, "takes exactly one input file");
     hp_profile_set set;
-    hp_profile *p;
-    int rc = load(o, o->inputs[0], &set, &p);
+    job j = {.o = o, .single = fn};
+    int rc = load(o, o->inputs[0], &set, (hp_profile **)&j.p[1]);
     if (rc) return rc;
     o->r.source = o->inputs[0];
     if (!o->r.title) o->r.title = o->inputs[0];
-    o->r.value = value_index(o, p, o->inputs[0]);
-    if (o->r.value < 0) {
-        rc = HP_EXIT_USAGE;
-    } else if (o->r.threads && !p->per_thread) {
-        fprintf(stderr, "hprof: error: %s: --threads needs traces per thread (thread=y)\n",
-                o->inputs[0]);
-        rc = HP_EXIT_NODATA;
-    } else {
-        rc = write_output(o, fn, p);
-    }
+    rc = check_selection(o, j.p[1], o->inputs[0]);
+    if (rc == HP_EXIT_OK) rc = write_output(&j);
     hp_profile_set_free(&set);
     return rc;
+}
+
+/* Both inputs of diff or flame --diff as profiles of one kind: A's (or --kind). */
+static int run_pair(popts *o)
+{
+    hp_profile_set sets[2];
+    job j = {.o = o};
+    int rc = load(o, o->inputs[0], &sets[0], (hp_profile **)&j.p[0]);
+    if (rc) return rc;
+    int kind = o->kind;
+    o->kind = j.p[0]->kind;
+    rc = load(o, o->inputs[1], &sets[1], (hp_profile **)&j.p[1]);
+    o->kind = kind;
+    if (rc) {
+        hp_profile_set_free(&sets[0]);
+        return rc;
+    }
+    o->r.source = o->inputs[1];
+    o->r.baseline = o->inputs[0];
+    if (!o->r.title) o->r.title = o->inputs[1];
+    rc = check_selection(o, j.p[1], o->inputs[1]);
+    if (rc == HP_EXIT_OK) rc = write_output(&j);
+    hp_profile_set_free(&sets[0]);
+    hp_profile_set_free(&sets[1]);
+    return rc;
+}
+
+/* diff of two heap dumps when both files are; -1 when they are not. */
+static int heap_diff(const popts *o)
+{
+    hp_file f[2];
+    hp_error e = {0};
+    int opened = 0, rc = -1;
+    while (opened < 2 && hp_open(&f[opened], o->inputs[opened], &e) == 0)
+        opened++;
+    if (opened == 2 && hp_is_heap_dump_file(&f[0]) && hp_is_heap_dump_file(&f[1])) {
+        job j = {.o = o, .heaps = f};
+        rc = write_output(&j);
+    }
+    for (int i = 0; i < opened; i++)
+        hp_close(&f[i]);
+    return rc;
+}
+
+static int run_diff(popts *o)
+{
+    if (o->ninputs != 2) return usage_error(o->cmd, "--diff and diff take two files, A and B");
+    int rc = o->diff ? -1 : heap_diff(o);
+    return rc >= 0 ? rc : run_pair(o);
 }
 
 int hp_profile_main(int argc, char **argv)
@@ -190,5 +259,6 @@ int hp_profile_main(int argc, char **argv)
     if (!strcmp(o.cmd, "collapsed")) return run_single(&o, hp_render_collapsed);
     if (!strcmp(o.cmd, "pprof")) return run_single(&o, hp_render_pprof);
     if (!strcmp(o.cmd, "flame") && !o.diff) return run_single(&o, hp_render_flame);
+    if (!strcmp(o.cmd, "flame") || !strcmp(o.cmd, "diff")) return run_diff(&o);
     return usage_error("command not available:", o.cmd);
 }

@@ -205,7 +205,15 @@ static void put_header(FILE *out, const hp_profile *p, const hp_render_opts *o)
     put_escaped(out, values[o->value].unit);
     fputs("</span>) of <span id=\"source\">", out);
     put_escaped(out, o->source);
-    fprintf(out, "</span></p>\n%s</header>\n", hp_flame_controls);
+    fputs("</span></p>\n", out);
+    if (o->baseline) {
+        fputs("<p id=\"diff\">differential: widths from this profile; red frames grew and blue "
+              "ones shrank, as shares of each total, compared with <span id=\"baseline\">",
+              out);
+        put_escaped(out, o->baseline);
+        fputs("</span></p>\n", out);
+    }
+    fprintf(out, "%s</header>\n", hp_flame_controls);
 }
 
 /* views[0] normal, views[1] inverted; for a diff, channel 1 holds the baseline. */

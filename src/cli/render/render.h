@@ -10,11 +10,11 @@
 typedef struct {
     int value;          /* index of the value drawn / counted */
     int threads;        /* one tree per thread */
-    int inverted;       /* flame: also (or only) the callers' view */
     const char *title;  /* flame: page title */
     double minwidth;    /* flame: percent of the total below which frames merge into their parent */
     long interval_ms;   /* pprof: CPU SAMPLES period */
     const char *source; /* name of the input, for titles */
+    const char *baseline; /* flame --diff: name of the input compared with */
 } hp_render_opts;
 
 /* Each returns 0, or -1 with err set (out of memory, write error). */
@@ -24,5 +24,13 @@ int hp_render_flame(FILE *out, const hp_profile *p, const hp_render_opts *o, hp_
 /* Widths from b, colours from the change of each frame's share from a to b. */
 int hp_render_flame_diff(FILE *out, const hp_profile *a, const hp_profile *b,
                          const hp_render_opts *o, hp_error *err);
+/* What changed from a to b, by method and by stack (text, or JSON with `json`);
+ * names[] are the two inputs' names. Prints nothing when nothing changed. */
+int hp_render_diff(FILE *out, const hp_profile *a, const hp_profile *b, const hp_render_opts *o,
+                   const char *names[2], int json, hp_error *err);
+/* Whether a binary file holds heap dumps and no CPU SAMPLES or ALLOC SITES. */
+int hp_is_heap_dump_file(const hp_file *f);
+/* The class histogram difference of the last heap dumps of two files. */
+int hp_render_heap_diff(FILE *out, const hp_file *a, const hp_file *b, int json, hp_error *err);
 
 #endif

@@ -1,6 +1,7 @@
 /* A program with known behaviour for the profile commands: hot() does three
  * work units for every one of cold(), on two threads, and allocates 1000
- * byte[4096] in allocBig() and 5000 small Integer[] in allocSmall(). */
+ * byte[4096] in allocBig() and 5000 small Integer[] in allocSmall(); an
+ * optional third argument keeps that many more ProfExtra objects. */
 public class ProfHot {
     static volatile long sink;
     static final java.util.List<Object> keep = new java.util.ArrayList<>();
@@ -35,10 +36,16 @@ public class ProfHot {
         long n = Long.parseLong(args[1]);
         allocBig();
         allocSmall();
+        for (int i = args.length > 2 ? Integer.parseInt(args[2]) : 0; i > 0; i--)
+            keep.add(new ProfExtra());
         Thread t = new Thread(() -> work(rounds, n), "worker");
         t.start();
         work(rounds, n);
         t.join();
         System.out.println(sink != 42 ? "ok" : "?");
     }
+}
+
+class ProfExtra {
+    long a, b;
 }
