@@ -55,7 +55,7 @@ int hp_cmd_histo(const hp_file *f, const hp_opts *o, FILE *out, FILE *err)
     hp_heap hh;
     hp_histo h;
     hp_error e;
-    int rc = hp_heap_open(&hh, f, o, o->retained, err);
+    int rc = hp_heap_open(&hh, f, o, o->retained ? HP_HEAP_DOMINATORS : HP_HEAP_INDEX, err);
     if (rc != HP_EXIT_OK) return rc;
     if (hp_histo_build(&h, &hh.ix, hh.dump, o->model, &e) != 0 ||
         (o->retained && hp_histo_add_retained(&h, &hh, &e) != 0)) {

@@ -184,6 +184,8 @@ int hp_dump_walk(const hp_index *ix, size_t d, hp_sub_fn fn, void *ctx, hp_error
         while ((rc = hp_heap_next(ix->f, &it, &s, err)) == 1)
             if ((rc = fn(ctx, &s, err)) != 0) return rc;
         if (rc < 0) return rc;
+        /* A walk reads each record once: keep resident memory to about one record. */
+        hp_release(ix->f, r.offset, r.offset + 9 + r.length);
     }
     return 0;
 }

@@ -122,6 +122,15 @@ int hp_open(hp_file *f, const char *path, hp_error *err)
     return parse_header(f, err);
 }
 
+void hp_release(const hp_file *f, uint64_t from, uint64_t to)
+{
+    uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+    from = (from + page - 1) / page * page; /* whole pages inside the range only */
+    to = to / page * page;
+    if (f->mapped && from < to && to <= f->size)
+        madvise((void *)(f->base + from), (size_t)(to - from), MADV_DONTNEED);
+}
+
 void hp_close(hp_file *f)
 {
     if (f->mapped) munmap((void *)f->base, f->size);

@@ -143,6 +143,9 @@ int hp_open(hp_file *f, const char *path, hp_error *err);
 /* Uses a caller-owned buffer instead of a file (tests, fuzzing). */
 int hp_open_mem(hp_file *f, const char *name, const uint8_t *buf, size_t len, hp_error *err);
 void hp_close(hp_file *f);
+/* Drops the mapped pages of [from, to) from this process's memory once a pass
+ * is done with them (they stay in the page cache and fault back on use). */
+void hp_release(const hp_file *f, uint64_t from, uint64_t to);
 
 /*
  * Reads the record header at *pos and advances *pos past the body.

@@ -85,7 +85,7 @@ int hp_cmd_dominators(const hp_file *f, const hp_opts *o, FILE *out, FILE *err)
     hp_heap h;
     hp_domkids kids = {0};
     hp_error e = {0};
-    int rc = hp_heap_open(&h, f, o, 1, err);
+    int rc = hp_heap_open(&h, f, o, HP_HEAP_DOMINATORS, err);
     if (rc != HP_EXIT_OK) return rc;
     hp_opts eff = *o;
     if (!eff.depth) eff.depth = 1;

@@ -40,7 +40,7 @@ int hp_cmd_path(const hp_file *f, const hp_opts *o, FILE *out, FILE *err)
     hp_error e = {0};
     uint32_t *targets = NULL;
     size_t n = 0;
-    int rc = hp_heap_open(&h, f, o, 1, err);
+    int rc = hp_heap_open(&h, f, o, HP_HEAP_DOMINATORS, err);
     if (rc != HP_EXIT_OK) return rc;
     rc = hp_find_targets(&h, o->target, hp_top(o, 3), &targets, &n, &e);
     if (rc == 0 && n == 0) {

@@ -88,7 +88,7 @@ int hp_cmd_waste(const hp_file *f, const hp_opts *o, FILE *out, FILE *err)
     hp_paths p = {0};
     hp_waste w = {0};
     hp_error e = {0};
-    int rc = hp_heap_open(&h, f, o, 1, err);
+    int rc = hp_heap_open(&h, f, o, HP_HEAP_DOMINATORS, err);
     if (rc != HP_EXIT_OK) return rc;
     if (hp_waste_find(&w, &h, &e) != 0 || hp_paths_build(&p, &h.g, 0, &e) != 0) {
         hp_report(err, f, &e);

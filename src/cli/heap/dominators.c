@@ -88,16 +88,30 @@ static int number_dfs(hp_domtree *d, const hp_graph *g, uint32_t *parent, const 
     return rc;
 }
 
-/* Minimal label on the forest path from u, compressing it (vertices > w are linked). */
-static uint32_t eval(uint32_t u, uint32_t w, uint32_t *anc, uint32_t *label, uint32_t *stack)
+typedef struct {
+    uint32_t *v;
+    size_t cap;
+} path_stack;
+
+/* Minimal label on the forest path from u, compressing it (vertices > w are linked).
+ * Returns UINT32_MAX if the path stack cannot grow. */
+static uint32_t eval(uint32_t u, uint32_t w, uint32_t *anc, uint32_t *label, path_stack *st)
 {
     if (u <= w) return u;
     size_t top = 0;
     uint32_t x = u;
     while (anc[x] > w) {
-        stack[top++] = x;
+        if (top == st->cap) {
+            size_t cap = st->cap ? 2 * st->cap : 1024;
+            uint32_t *v = realloc(st->v, cap * sizeof *v);
+            if (!v) return UINT32_MAX;
+            st->v = v;
+            st->cap = cap;
+        }
+        st->v[top++] = x;
         x = anc[x];
     }
+    uint32_t *stack = st->v;
     while (top > 0) {
         uint32_t y = stack[--top], a = anc[y];
         if (label[a] < label[y]) label[y] = label[a];
@@ -113,20 +127,21 @@ static int semi_nca(hp_domtree *d, const hp_graph *g, uint32_t *parent, const ui
     uint32_t *semi = malloc(((size_t)n + 1) * sizeof *semi);
     uint32_t *label = malloc(((size_t)n + 1) * sizeof *label);
     uint32_t *anc = malloc(((size_t)n + 1) * sizeof *anc);
-    uint32_t *stack = malloc(((size_t)n + 1) * sizeof *stack);
+    path_stack stack = {0};
     int rc = hp_graph_preds(g, &pstart, &psrc);
-    if (!semi || !label || !anc || !stack) rc = -1;
+    if (!semi || !label || !anc) rc = -1;
     for (uint32_t w = n; w >= 1 && rc == 0; w--) {
         uint32_t obj = d->vertex[w], s = w;
         if (bit(top, obj)) s = 0; /* a child of the virtual root */
         for (uint32_t e = pstart[obj]; e < pstart[obj + 1] && s > 0; e++) {
-            uint32_t c = eval(d->pre[psrc[e]], w, anc, label, stack);
+            uint32_t c = eval(d->pre[psrc[e]], w, anc, label, &stack);
+            if (c == UINT32_MAX) rc = -1;
             if (c < s) s = c;
         }
         semi[w] = label[w] = s;
         anc[w] = parent[w];
     }
-    if (rc == 0) {
+    if (rc == 0) { /* parent is d->idom: each entry becomes the idom, smaller ones first */
         d->idom[0] = 0;
         for (uint32_t w = 1; w <= n; w++) {
             uint32_t i = parent[w];
@@ -140,7 +155,7 @@ static int semi_nca(hp_domtree *d, const hp_graph *g, uint32_t *parent, const ui
     free(semi);
     free(label);
     free(anc);
-    free(stack);
+    free(stack.v);
     return rc;
 }
 
@@ -161,22 +176,21 @@ int hp_dominators(hp_domtree *d, const hp_graph *g, hp_error *err)
     d->n = n;
     d->pre = calloc((size_t)n + 1, sizeof *d->pre);
     d->vertex = calloc((size_t)n + 1, sizeof *d->vertex);
+    /* The DFS tree's parents become the immediate dominators in place. */
     d->idom = malloc(((size_t)n + 1) * sizeof *d->idom);
-    d->retained = malloc(((size_t)n + 1) * sizeof *d->retained);
     d->reachable = calloc(bits, 1);
     uint8_t *top = calloc(bits, 1); /* children of the virtual root */
-    uint32_t *parent = malloc(((size_t)n + 1) * sizeof *parent);
     int rc = -1;
-    if (d->pre && d->vertex && d->idom && d->retained && d->reachable && top && parent &&
-        mark_reachable(d, g) == 0) {
+    if (d->pre && d->vertex && d->idom && d->reachable && top && mark_reachable(d, g) == 0) {
         for (size_t r = 0; r < g->nroots; r++)
             set_bit(top, g->roots[r].object);
         for (uint32_t i = 0; i < n; i++)
             if (!hp_dom_reachable(d, i)) set_bit(top, i);
-        if (number_dfs(d, g, parent, top) == 0 && semi_nca(d, g, parent, top) == 0) rc = 0;
+        if (number_dfs(d, g, d->idom, top) == 0 && semi_nca(d, g, d->idom, top) == 0) rc = 0;
     }
     free(top);
-    free(parent);
+    /* Allocated last: the semidominator pass has freed its arrays by now. */
+    if (rc == 0 && !(d->retained = malloc(((size_t)n + 1) * sizeof *d->retained))) rc = -1;
     if (rc != 0) {
         hp_domtree_free(d);
         return hp_fail(err, 0, "out of memory computing dominators");

@@ -143,6 +143,10 @@ static int on_sub(void *ctx, const hp_sub *s, hp_error *err)
     }
     uint32_t src = hp_objects_find(&g->obj, s->id), slot = 0;
     if (src == HP_NO_OBJECT || g->obj.offsets[src] != s->offset) return 0; /* duplicate ID */
+    if (c->fill) {
+        uint64_t size = hp_object_size(&g->classes, g->model, g->ix->f->id_size, s);
+        g->shallow[src] = size < UINT32_MAX ? (uint32_t)size : UINT32_MAX;
+    }
     if (s->tag == HP_INSTANCE_DUMP) {
         instance_edges(c, src, s);
     } else if (s->tag == HP_OBJ_ARRAY_DUMP) {
@@ -186,7 +190,9 @@ static int build_edges(hp_graph *g, hp_error *err)
         g->out_start[i] = (uint32_t)total;
     }
     g->out = malloc((total ? total : 1) * sizeof *g->out);
-    if (!g->out) return hp_fail(err, 0, "out of memory");
+    g->shallow = malloc(((size_t)g->obj.n + 1) * sizeof *g->shallow);
+    if (!g->out || !g->shallow) return hp_fail(err, 0, "out of memory");
+    memset(g->shallow, 0xff, ((size_t)g->obj.n + 1) * sizeof *g->shallow);
     memset(g->out, 0xff, total * sizeof *g->out);
     c.fill = 1;
     if (hp_dump_walk(g->ix, g->dump, on_sub, &c, err) != 0) return -1;
@@ -216,6 +222,7 @@ void hp_graph_free(hp_graph *g)
     free(g->ref_offsets);
     free(g->out_start);
     free(g->out);
+    free(g->shallow);
     free(g->roots);
     memset(g, 0, sizeof *g);
 }
@@ -231,6 +238,7 @@ void hp_graph_object(const hp_graph *g, uint32_t i, hp_sub *s)
 
 uint64_t hp_graph_shallow(const hp_graph *g, uint32_t i)
 {
+    if (g->shallow[i] != UINT32_MAX) return g->shallow[i];
     hp_sub s;
     hp_graph_object(g, i, &s);
     return hp_object_size(&g->classes, g->model, g->ix->f->id_size, &s);

@@ -37,6 +37,7 @@ typedef struct {
     hp_classes classes;
     hp_ref_layout *layouts; /* parallel to classes.v */
     uint32_t *ref_offsets;
+    uint32_t *shallow;   /* per object, under the model; UINT32_MAX: look it up */
     uint32_t *out_start; /* obj.n + 1 entries */
     uint32_t *out;
     uint32_t nedges;

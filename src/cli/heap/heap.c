@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-int hp_heap_open(hp_heap *h, const hp_file *f, const hp_opts *o, int dominators, FILE *err)
+int hp_heap_open(hp_heap *h, const hp_file *f, const hp_opts *o, int level, FILE *err)
 {
     hp_error e = {0};
     memset(h, 0, sizeof *h);
@@ -18,20 +18,25 @@ int hp_heap_open(hp_heap *h, const hp_file *f, const hp_opts *o, int dominators,
         hp_index_free(&h->ix);
         return HP_EXIT_NODATA;
     }
-    if (hp_graph_build(&h->g, &h->ix, h->dump, o->model, &e) != 0 ||
-        (dominators && hp_dominators(&h->d, &h->g, &e) != 0)) {
+    if (level >= HP_HEAP_GRAPH && hp_graph_build(&h->g, &h->ix, h->dump, o->model, &e) != 0) {
         hp_report(err, f, &e);
         hp_heap_close(h);
         return HP_EXIT_MALFORMED;
     }
-    h->has_dominators = dominators;
+    h->level = level >= HP_HEAP_GRAPH ? HP_HEAP_GRAPH : HP_HEAP_INDEX;
+    if (level >= HP_HEAP_DOMINATORS && hp_dominators(&h->d, &h->g, &e) != 0) {
+        hp_report(err, f, &e);
+        hp_heap_close(h);
+        return HP_EXIT_MALFORMED;
+    }
+    h->level = level;
     return HP_EXIT_OK;
 }
 
 void hp_heap_close(hp_heap *h)
 {
-    if (h->has_dominators) hp_domtree_free(&h->d);
-    hp_graph_free(&h->g);
+    if (h->level >= HP_HEAP_DOMINATORS) hp_domtree_free(&h->d);
+    if (h->level >= HP_HEAP_GRAPH) hp_graph_free(&h->g);
     hp_index_free(&h->ix);
 }
 

@@ -7,20 +7,24 @@
 #include "cli.h"
 #include "heap/dominators.h"
 
+/* How much hp_heap_open() builds. */
+enum { HP_HEAP_INDEX, HP_HEAP_GRAPH, HP_HEAP_DOMINATORS };
+
 typedef struct {
     hp_index ix;
     size_t dump; /* 0-based */
     hp_graph g;
     hp_domtree d;
-    int has_dominators;
+    int level; /* what was built */
 } hp_heap;
 
 /*
- * Indexes the file, picks heap dump o->dump (default: the last), builds its
- * graph and, if asked, its dominator tree. Returns HP_EXIT_OK, or the exit
- * code after printing one error line to err.
+ * Indexes the file and picks heap dump o->dump (default: the last); at
+ * `level` HP_HEAP_GRAPH also builds its graph, at HP_HEAP_DOMINATORS its
+ * dominator tree too. Returns HP_EXIT_OK, or the exit code after printing one
+ * error line to err.
  */
-int hp_heap_open(hp_heap *h, const hp_file *f, const hp_opts *o, int dominators, FILE *err);
+int hp_heap_open(hp_heap *h, const hp_file *f, const hp_opts *o, int level, FILE *err);
 void hp_heap_close(hp_heap *h);
 
 /* Writes s as a JSON string literal (quoted, escaped). */

@@ -12,7 +12,7 @@ int hp_web_open(hp_web *w, const hp_file *f, const hp_opts *o, FILE *err)
     hp_error e = {0};
     memset(w, 0, sizeof *w);
     w->name = f->path;
-    int rc = hp_heap_open(&w->h, f, o, 1, err);
+    int rc = hp_heap_open(&w->h, f, o, HP_HEAP_DOMINATORS, err);
     if (rc != HP_EXIT_OK) return rc;
     if (hp_domkids_build(&w->kids, &w->h.d, &e) != 0 ||
         hp_paths_build(&w->paths, &w->h.g, 0, &e) != 0 ||
