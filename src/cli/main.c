@@ -70,6 +70,8 @@ static const char usage[] =
     "  flame --diff A B  differential flame graph, widths from B\n"
     "  diff A B        what changed by method and stack, as shares of each total\n"
     "                  (two heap dumps: their class histograms' difference)\n"
+    "  merge A B ...   one profile of every input's data, counts summed, in the\n"
+    "                  first input's format (inputs of different kinds: refused)\n"
     "      --kind K        samples, times, old or sites (default: the first found)\n"
     "      --value V       samples; calls, time; alloc-objects, alloc-bytes,\n"
     "                      live-objects, live-bytes\n"

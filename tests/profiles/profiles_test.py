@@ -242,6 +242,45 @@ def make_case(env):
             self.assertEqual(data["trees"][0][3], stated_totals(files["samples_b"])["samples"][0])
             self.assertEqual(data["trees"][0][5], stated_totals(files["samples_a"])["samples"][0])
 
+        def test_merge_with_itself_doubles_every_count(self):
+            for name in MODES:
+                out = os.path.join(env.work, name + ".merged")
+                hprof("merge", files[name], files[name], "-o", out)
+                with open(out, "rb") as f:
+                    binary = f.read(19) == b"JAVA PROFILE 1.0.2\0"
+                self.assertEqual(binary, name.endswith("_b"), name)  # the inputs' format
+                if binary:
+                    hprof("verify", out)
+                elif name != "old_a":  # cpu=old files have no header
+                    ht.read_ascii(out)
+                for kind, totals in stated_totals(files[name]).items():
+                    self.assertEqual(stated_totals(out)[kind], [2 * t for t in totals], name)
+                    for value in KIND_VALUES[kind]:
+                        if kind == "times" and value == "time":
+                            continue  # ascii rows state rounded shares of the time
+                        opts = ("--kind", kind, "--value", value)
+                        before = collapsed(name, *opts)
+                        files[name + ".merged"] = out
+                        after = collapsed(name + ".merged", *opts)
+                        self.assertEqual(after, {s: 2 * c for s, c in before.items()},
+                                         f"{name} {kind} {value}")
+
+        def test_merge_refuses_different_kinds(self):
+            r = hprof("merge", files["samples_a"], files["sites_a"], "-o",
+                      os.path.join(env.work, "bad.merged"), check=False)
+            self.assertEqual(r.returncode, 2)
+            self.assertIn("cannot merge different kinds", r.stderr.decode())
+            self.assertFalse(os.path.exists(os.path.join(env.work, "bad.merged")))
+
+        def test_merge_of_three_adds_up(self):
+            names = ["samples_a", "samples_thread_a", "samples_a"]
+            out = os.path.join(env.work, "three.merged")
+            hprof("merge", *[files[n] for n in names], "-o", out)
+            total = sum(stated_totals(files[n])["samples"][0] for n in names)
+            self.assertEqual(stated_totals(out)["samples"], [total])
+            files["three.merged"] = out
+            self.assertEqual(sum(collapsed("three.merged").values()), total)
+
         def test_pprof_read_back_by_go(self):
             for name in MODES:
                 for kind, totals in stated_totals(files[name]).items():

@@ -197,10 +197,11 @@ int hp_read_binary(hp_profile_set *set, const hp_file *f, hp_error *err)
     }
     set->present[HP_PK_SAMPLES] = ix.last_samples != UINT64_MAX;
     set->present[HP_PK_SITES] = ix.last_sites != UINT64_MAX;
-    int want = set->want;
-    for (int k = 0; k < HP_PK_NKINDS && want < 0; k++)
+    int want = set->want, rc = 0;
+    for (int k = 0; k < HP_PK_NKINDS && want == HP_WANT_FIRST; k++)
         if (set->present[k]) want = k;
-    int rc = want >= 0 && set->present[want] ? read_kind(set, &ix, want, err) : 0;
+    for (int k = 0; k < HP_PK_NKINDS && rc == 0; k++)
+        if (set->present[k] && (want == k || want == HP_WANT_ALL)) rc = read_kind(set, &ix, k, err);
     hp_index_free(&ix);
     return rc;
 }

@@ -15,11 +15,14 @@ typedef struct {
     hp_profile kinds[HP_PK_NKINDS];
     int present[HP_PK_NKINDS]; /* the file has a section of this kind */
     int format;                /* HP_PFMT_* */
-    int want;                  /* the kind to read, or -1 for the first present */
+    int want;                  /* the kind to read, or HP_WANT_* */
 } hp_profile_set;
 
-/* Binary files read only the wanted kind's stacks (-1: the first of samples,
- * times, old, sites the file has); ascii files are read whole in one pass. */
+enum { HP_WANT_FIRST = -1, HP_WANT_ALL = -2 };
+
+/* Binary files read only the wanted kind's stacks (HP_WANT_FIRST: the first of
+ * samples, times, old, sites the file has; HP_WANT_ALL: every kind); ascii
+ * files are read whole in one pass. */
 
 /* 0; -1 for malformed content, -2 when the file cannot be opened or mapped.
  * Content errors end in "at line N" (ascii) or "at offset N" (binary). */

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "profile/load.h"
+#include "render/merge.h"
 #include "render/render.h"
 
 typedef struct {
@@ -133,6 +134,7 @@ typedef struct {
     render_fn single;
     const hp_profile *p[2]; /* p[1] alone for one input */
     const hp_file *heaps;   /* two heap dumps */
+    const hp_profile_set *merged;
 } job;
 
 static int run_job(FILE *out, const job *j, hp_error *e)
@@ -140,6 +142,9 @@ static int run_job(FILE *out, const job *j, hp_error *e)
     const popts *o = j->o;
     const char *names[2] = {o->inputs[0], o->inputs[1]};
     if (j->single) return j->single(out, j->p[1], &o->r, e);
+    if (j->merged)
+        return j->merged->format == HP_PFMT_BINARY ? hp_write_binary(out, j->merged, e)
+                                                   : hp_write_ascii(out, j->merged, e);
     if (j->heaps) return hp_render_heap_diff(out, &j->heaps[0], &j->heaps[1], o->json, e);
     if (o->diff) return hp_render_flame_diff(out, j->p[0], j->p[1], &o->r, e);
     return hp_render_diff(out, j->p[0], j->p[1], &o->r, names, o->json, e);
@@ -251,6 +256,34 @@ static int run_diff(popts *o)
     return rc >= 0 ? rc : run_pair(o);
 }
 
+static int run_merge(popts *o)
+{
+    hp_profile_set *in = calloc((size_t)o->ninputs + 1, sizeof *in), merged;
+    hp_error e = {0};
+    int loaded = 0, rc = in ? HP_EXIT_OK : HP_EXIT_IO;
+    if (o->ninputs < 1) rc = usage_error(o->cmd, "needs input files");
+    for (; rc == HP_EXIT_OK && loaded < o->ninputs; loaded++) {
+        int r = hp_profile_load(&in[loaded], o->inputs[loaded], HP_WANT_ALL, &e);
+        if (r) {
+            fprintf(stderr, "hprof: error: %s: %s\n", o->inputs[loaded], e.what);
+            rc = r == -2 ? HP_EXIT_IO : HP_EXIT_MALFORMED;
+        }
+    }
+    if (rc == HP_EXIT_OK && hp_merge(&merged, in, o->ninputs, o->inputs, &e) != 0) {
+        fprintf(stderr, "hprof: error: %s\n", e.what);
+        rc = HP_EXIT_USAGE;
+        hp_profile_set_free(&merged);
+    } else if (rc == HP_EXIT_OK) {
+        job j = {.o = o, .merged = &merged};
+        rc = write_output(&j);
+        hp_profile_set_free(&merged);
+    }
+    for (int i = 0; i < loaded; i++) /* a failed load leaves its set empty */
+        hp_profile_set_free(&in[i]);
+    free(in);
+    return rc;
+}
+
 int hp_profile_main(int argc, char **argv)
 {
     popts o;
@@ -260,5 +293,6 @@ int hp_profile_main(int argc, char **argv)
     if (!strcmp(o.cmd, "pprof")) return run_single(&o, hp_render_pprof);
     if (!strcmp(o.cmd, "flame") && !o.diff) return run_single(&o, hp_render_flame);
     if (!strcmp(o.cmd, "flame") || !strcmp(o.cmd, "diff")) return run_diff(&o);
+    if (!strcmp(o.cmd, "merge")) return run_merge(&o);
     return usage_error("command not available:", o.cmd);
 }
