@@ -54,6 +54,21 @@ int hp_classes_build(hp_classes *c, const hp_index *ix, size_t dump, hp_error *e
     return hp_dump_walk(ix, dump, on_sub, &b, err);
 }
 
+int hp_classes_from_offsets(hp_classes *c, const hp_index *ix, const uint64_t *offsets, size_t n,
+                            hp_error *err)
+{
+    memset(c, 0, sizeof *c);
+    c->dup_offset = UINT64_MAX;
+    build_ctx b = {c, ix->f, 0};
+    for (size_t i = 0; i < n; i++) {
+        hp_sub s;
+        if (hp_sub_at(ix->f, offsets[i], &s, err) != 1 || s.tag != HP_CLASS_DUMP)
+            return hp_fail(err, offsets[i], "no CLASS DUMP where the index says");
+        if (on_sub(&b, &s, err) != 0) return -1;
+    }
+    return 0;
+}
+
 void hp_classes_free(hp_classes *c)
 {
     free(c->v);

@@ -22,6 +22,9 @@ typedef struct {
 } hp_classes;
 
 int hp_classes_build(hp_classes *c, const hp_index *ix, size_t dump, hp_error *err);
+/* The same from the offsets of the CLASS DUMP sub-records (a saved index). */
+int hp_classes_from_offsets(hp_classes *c, const hp_index *ix, const uint64_t *offsets, size_t n,
+                            hp_error *err);
 void hp_classes_free(hp_classes *c);
 hp_class *hp_classes_get(const hp_classes *c, uint64_t id);
 

@@ -30,6 +30,7 @@ typedef struct {
     int retained;          /* histo: add retained sizes */
     int exclude_weak;      /* path: do not follow referents of weak-like references */
     const char *target;    /* path: object ID or class name */
+    int no_index;          /* heap analyses: neither read nor write the on-disk index */
     long port;             /* serve: TCP port (0 = any free one) */
     const char *bind;      /* serve: address to listen on (default 127.0.0.1) */
 } hp_opts;

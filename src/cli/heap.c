@@ -228,3 +228,10 @@ void hp_next_field(const hp_file *f, const uint8_t **p, hp_field *o)
     o->type = (*p)[f->id_size];
     *p += f->id_size + 1;
 }
+
+int hp_sub_at(const hp_file *f, uint64_t offset, hp_sub *s, hp_error *err)
+{
+    if (offset >= f->size) return hp_fail(err, offset, "sub-record offset past the end of file");
+    hp_heap_iter it = {f->base + offset, f->base + f->size, HP_HEAP_DUMP_SEGMENT, offset};
+    return hp_heap_next(f, &it, s, err) == 1 ? 1 : -1;
+}

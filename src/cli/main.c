@@ -79,6 +79,8 @@ static const char usage[] =
     "      -o FILE         write FILE instead of stdout\n"
     "\n"
     "  --json          heap analyses (dominators ... suspects), diff: JSON output\n"
+    "  --no-index      heap analyses: neither use nor write FILE.index (the saved\n"
+    "                  graph and dominators that make the next open fast)\n"
     "  --model M       shallow-size model for histo, summary and text:\n"
     "                  coops (default; 12-byte header, 4-byte references),\n"
     "                  wide (16-byte header, 8-byte references) or raw\n"
@@ -134,10 +136,10 @@ static int numeric_option(hp_opts *o, const char *a, const char *value)
 
 static int flag(hp_opts *o, const char *a)
 {
-    int *const fields[] = {&o->heap, &o->shallow,  &o->strict,
-                           &o->json, &o->retained, &o->exclude_weak};
-    static const char *const names[] = {"--heap", "--shallow",  "--strict",
-                                        "--json", "--retained", "--exclude-weak"};
+    int *const fields[] = {&o->heap,     &o->shallow,      &o->strict,  &o->json,
+                           &o->retained, &o->exclude_weak, &o->no_index};
+    static const char *const names[] = {"--heap",     "--shallow",      "--strict",  "--json",
+                                        "--retained", "--exclude-weak", "--no-index"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!strcmp(a, names[i])) return *fields[i] = 1;
     return 0;

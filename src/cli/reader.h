@@ -165,6 +165,10 @@ uint64_t hp_trace_frame(const hp_file *f, const hp_rec *trace, uint32_t i);
 void hp_site_at(const hp_rec *sites, uint32_t i, hp_site *out);
 void hp_sample_at(const hp_rec *samples, uint32_t i, uint32_t *count, uint32_t *trace);
 
+/* Decodes the sub-record at an absolute file offset, bounded by the end of the
+ * file (for offsets an index recorded). Returns 1, or -1 with *err set. */
+int hp_sub_at(const hp_file *f, uint64_t offset, hp_sub *s, hp_error *err);
+
 /* Iterates the sub-records of a HEAP DUMP or HEAP DUMP SEGMENT record. */
 void hp_heap_begin(const hp_record *r, hp_heap_iter *it);
 /* Returns 1 with *s filled, 0 at the end of the record, -1 on malformed data. */

@@ -1,11 +1,54 @@
 /* libFuzzer entry point: every subcommand over one in-memory file. */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
+#include "heap/store.h"
 #include "serve/web.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The on-disk index reader: an index written for this dump, then (for half the
+ * inputs) a few bytes flipped where the input says, attached and used. */
+static void index_reader(const hp_file *f, const uint8_t *data, size_t size, FILE *sink)
+{
+    hp_heap h, t;
+    hp_opts o = {.model = hp_model_default(), .no_index = 1};
+    if (hp_heap_open(&h, f, &o, HP_HEAP_DOMINATORS, sink) != HP_EXIT_OK) return;
+    hp_store_key k = {.size = size, .dump = h.dump, .id_size = f->id_size, .model = "coops"};
+    char *image = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&image, &len);
+    if (m && hp_store_write(&h, &k, m) == 0 && fclose(m) == 0) {
+        for (size_t i = 0; data[0] & 1 && i < 8 && i < size && len; i++)
+            image[(data[i] * 2654435761u + i * 40503u) % len] ^= (char)(data[(i + 1) % size] | 1);
+        memset(&t, 0, sizeof t);
+        t.ix = h.ix;
+        t.dump = h.dump;
+        if (hp_store_attach(&t, (const uint8_t *)image, len, &k, o.model) == 0) {
+            hp_domkids kids;
+            hp_error e;
+            for (uint32_t i = 0; i < t.g.obj.n; i++) {
+                char buf[600];
+                hp_graph_describe(&t.g, i, buf, sizeof buf);
+                hp_dom_retained(&t.d, i);
+                hp_dom_idom(&t.d, i);
+                if (t.g.out_start[i] < t.g.out_start[i + 1])
+                    hp_graph_edge_name(&t.g, i, HP_EDGE_TARGET(t.g.out[t.g.out_start[i]]), buf,
+                                       sizeof buf);
+            }
+            if (hp_domkids_build(&kids, &t.d, &e) == 0) hp_domkids_free(&kids);
+            hp_domtree_free(&t.d);
+            hp_graph_free(&t.g);
+        }
+    } else if (m) {
+        fclose(m);
+    }
+    free(image);
+    hp_heap_close(&h);
+}
 
 /* Every page of the web UI, on the first and last object and the first class. */
 static void web_pages(const hp_file *f, FILE *sink)
@@ -58,5 +101,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     hp_opts w = {.model = hp_model_default(), .json = 1};
     hp_cmd_waste(&f, &w, sink, sink);
     hp_cmd_suspects(&f, &w, sink, sink);
+    index_reader(&f, data, size, sink);
     return 0;
 }

@@ -12,6 +12,8 @@
   `hprof path` must name the fields along the known chain, reach the softly
      held byte[] through `referent`, and not with --exclude-weak; `hprof
      waste` and `hprof suspects` must find the waste and the leak planted.
+     The on-disk index must be written, reused, and rebuilt when damaged or
+     when the dump changes; --no-index must not write it.
   3. A gzipped dump from `jcmd GC.heap_dump -gz=1` gives the same dominators as
      the plain one from the same process; `histo --retained` runs on both.
 usage: heap_graph_test.py JAVA_HOME HPROF SOURCE_DIR WORK_DIR
@@ -122,6 +124,28 @@ def check_suspects(hprof, dump):
     print("suspects: the 2000-entry cache, its table and nodes, its path")
 
 
+def check_index(hprof, known, work):
+    dump = os.path.join(work, "index", "copy.hprof")
+    os.makedirs(os.path.dirname(dump))
+    shutil.copy(known, dump)
+    index = dump + ".index"
+    args = [hprof, "dominators", dump, "--depth", "3"]
+    run(args[:3] + ["--no-index"])
+    expect(not os.path.exists(index), "--no-index wrote an index")
+    first = run(args)
+    expect(os.path.exists(index), "no index next to the dump")
+    stamp = os.stat(index).st_mtime_ns
+    expect(run(args) == first and os.stat(index).st_mtime_ns == stamp, "index not reused")
+    with open(index, "r+b") as f:  # damage the arrays: the index must be refused and rebuilt
+        f.seek(os.path.getsize(index) // 2)
+        f.write(b"\xff" * 4096)
+    expect(run(args) == first and os.stat(index).st_mtime_ns != stamp, "damaged index used")
+    stamp = os.stat(index).st_mtime_ns
+    os.utime(dump)  # a changed dump invalidates its index
+    expect(run(args) == first and os.stat(index).st_mtime_ns != stamp, "stale index used")
+    print("index: written next to the dump, reused, rebuilt when damaged or stale")
+
+
 def oracle(java, classes, dump, prefix, ids):
     out = run([java, "-cp", f"{JFLUID}:{classes}", "RetainedOracle", dump, "20", prefix] + ids)
     rows = {"TOP": {}, "OBJ": {}, "ID": {}}
@@ -164,6 +188,7 @@ def main():
     check_paths(hprof, known)
     check_waste(hprof, known)
     check_suspects(hprof, known)
+    check_index(hprof, known, work)
     compare("HeapGraphTarget objects", oracle(java, classes, known, "HeapGraphTarget", [])["OBJ"],
             nodes)
 

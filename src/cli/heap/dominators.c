@@ -201,6 +201,10 @@ int hp_dominators(hp_domtree *d, const hp_graph *g, hp_error *err)
 
 void hp_domtree_free(hp_domtree *d)
 {
+    if (d->borrowed) {
+        memset(d, 0, sizeof *d);
+        return;
+    }
     free(d->pre);
     free(d->vertex);
     free(d->idom);

@@ -21,6 +21,7 @@ typedef struct {
     uint32_t *idom;     /* preorder number -> preorder number of its immediate dominator */
     uint64_t *retained; /* preorder number -> retained bytes (retained[0]: all reachable) */
     uint8_t *reachable; /* bitmap over objects: strongly reachable from a GC root */
+    int borrowed;       /* the arrays live in a mapped index file (store.h) */
 } hp_domtree;
 
 int hp_dominators(hp_domtree *d, const hp_graph *g, hp_error *err);

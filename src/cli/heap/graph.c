@@ -214,26 +214,40 @@ int hp_graph_build(hp_graph *g, const hp_index *ix, size_t dump, const hp_model 
     return 0;
 }
 
+int hp_graph_classes_from(hp_graph *g, const hp_index *ix, size_t dump, const hp_model *m,
+                          const uint64_t *class_offsets, size_t n, hp_error *err)
+{
+    memset(g, 0, sizeof *g);
+    g->ix = ix;
+    g->dump = dump;
+    g->model = m;
+    g->borrowed = 1;
+    if (hp_classes_from_offsets(&g->classes, ix, class_offsets, n, err) != 0 ||
+        build_layouts(g, err) != 0)
+        return -1;
+    return 0;
+}
+
 void hp_graph_free(hp_graph *g)
 {
-    hp_objects_free(&g->obj);
     hp_classes_free(&g->classes);
     free(g->layouts);
     free(g->ref_offsets);
-    free(g->out_start);
-    free(g->out);
-    free(g->shallow);
-    free(g->roots);
+    if (!g->borrowed) {
+        hp_objects_free(&g->obj);
+        free(g->out_start);
+        free(g->out);
+        free(g->shallow);
+        free(g->roots);
+    }
     memset(g, 0, sizeof *g);
 }
 
 void hp_graph_object(const hp_graph *g, uint32_t i, hp_sub *s)
 {
-    const hp_file *f = g->ix->f;
     /* The sub-record was bounds-checked inside its record when the graph was built. */
-    hp_heap_iter it = {f->base + g->obj.offsets[i], f->base + f->size, HP_HEAP_DUMP_SEGMENT, 0};
     hp_error ignored;
-    hp_heap_next(f, &it, s, &ignored);
+    if (hp_sub_at(g->ix->f, g->obj.offsets[i], s, &ignored) != 1) memset(s, 0, sizeof *s);
 }
 
 uint64_t hp_graph_shallow(const hp_graph *g, uint32_t i)

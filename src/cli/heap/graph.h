@@ -43,10 +43,16 @@ typedef struct {
     uint32_t nedges;
     hp_root *roots; /* in file order; an object may be rooted several times */
     size_t nroots;
+    int borrowed; /* the arrays above live in a mapped index file (store.h) */
 } hp_graph;
 
 int hp_graph_build(hp_graph *g, const hp_index *ix, size_t dump, const hp_model *m, hp_error *err);
 void hp_graph_free(hp_graph *g);
+/* Only the classes and their layouts, from CLASS DUMP offsets; the caller sets
+ * the arrays (obj, shallow, edges, roots) from a saved index and they are not
+ * freed by hp_graph_free(). */
+int hp_graph_classes_from(hp_graph *g, const hp_index *ix, size_t dump, const hp_model *m,
+                          const uint64_t *class_offsets, size_t n, hp_error *err);
 
 /* Decodes object i's sub-record (already validated when the graph was built). */
 void hp_graph_object(const hp_graph *g, uint32_t i, hp_sub *s);

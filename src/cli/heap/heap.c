@@ -1,6 +1,9 @@
 #include "heap/heap.h"
 
 #include <string.h>
+#include <sys/mman.h>
+
+#include "heap/store.h"
 
 int hp_heap_open(hp_heap *h, const hp_file *f, const hp_opts *o, int level, FILE *err)
 {
@@ -18,18 +21,22 @@ int hp_heap_open(hp_heap *h, const hp_file *f, const hp_opts *o, int level, FILE
         hp_index_free(&h->ix);
         return HP_EXIT_NODATA;
     }
+    /* A saved index of the same dump skips reading the heap records. */
+    if (level == HP_HEAP_DOMINATORS && !o->no_index && hp_store_load(h, f, o->model) == 0)
+        return HP_EXIT_OK;
+    h->level = level >= HP_HEAP_GRAPH ? HP_HEAP_GRAPH : HP_HEAP_INDEX; /* freed on failure too */
     if (level >= HP_HEAP_GRAPH && hp_graph_build(&h->g, &h->ix, h->dump, o->model, &e) != 0) {
         hp_report(err, f, &e);
         hp_heap_close(h);
         return HP_EXIT_MALFORMED;
     }
-    h->level = level >= HP_HEAP_GRAPH ? HP_HEAP_GRAPH : HP_HEAP_INDEX;
     if (level >= HP_HEAP_DOMINATORS && hp_dominators(&h->d, &h->g, &e) != 0) {
         hp_report(err, f, &e);
         hp_heap_close(h);
         return HP_EXIT_MALFORMED;
     }
     h->level = level;
+    if (level == HP_HEAP_DOMINATORS && !o->no_index) hp_store_save(h, f, o->model);
     return HP_EXIT_OK;
 }
 
@@ -37,6 +44,7 @@ void hp_heap_close(hp_heap *h)
 {
     if (h->level >= HP_HEAP_DOMINATORS) hp_domtree_free(&h->d);
     if (h->level >= HP_HEAP_GRAPH) hp_graph_free(&h->g);
+    if (h->store) munmap(h->store, h->store_len);
     hp_index_free(&h->ix);
 }
 

@@ -15,7 +15,9 @@ typedef struct {
     size_t dump; /* 0-based */
     hp_graph g;
     hp_domtree d;
-    int level; /* what was built */
+    int level;   /* what was built */
+    void *store; /* the mapped on-disk index the arrays live in, or NULL */
+    size_t store_len;
 } hp_heap;
 
 /*
