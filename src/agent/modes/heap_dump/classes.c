@@ -14,6 +14,22 @@ static hp_objid_t tag_of(jvmtiEnv *jvmti, JNIEnv *jni, jobject o)
     return id;
 }
 
+/* HotSpot's reflection filter: fields that GetClassFields lists but the
+ * heap walk leaves out of its field indices (JDK 8 named the classes
+ * sun.reflect.*; JDK 22+ has no UnsafeStaticFieldAccessorImpl). */
+static bool hidden_field(const char *class_name, const char *field)
+{
+    static const char *const hidden[][2] = {
+        {"jdk.internal.reflect.ConstantPool", "constantPoolOop"},
+        {"jdk.internal.reflect.UnsafeStaticFieldAccessorImpl", "base"},
+        {"sun.reflect.ConstantPool", "constantPoolOop"},
+        {"sun.reflect.UnsafeStaticFieldAccessorImpl", "base"},
+    };
+    for (size_t i = 0; i < sizeof hidden / sizeof hidden[0]; i++)
+        if (strcmp(class_name, hidden[i][0]) == 0 && strcmp(field, hidden[i][1]) == 0) return true;
+    return false;
+}
+
 /* Declared fields in GetClassFields order, and which are static. A class
  * that is not prepared yet has none to report and no instances. */
 static void read_fields(jvmtiEnv *jvmti, jclass k, struct hd_class *c)
@@ -35,6 +51,8 @@ static void read_fields(jvmtiEnv *jvmti, jclass k, struct hd_class *c)
             }
             c->all[i].name = strdup(name);
             c->all[i].type = (sig[0] == '[' || sig[0] == 'L') ? 'L' : sig[0];
+            c->all[i].hidden = hidden_field(c->name, name);
+            c->n_hidden += c->all[i].hidden;
             c->all_static[i] = (mods & 0x0008) != 0; /* ACC_STATIC */
             (*jvmti)->Deallocate(jvmti, (unsigned char *)name);
             (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
@@ -150,7 +168,7 @@ static void build(struct hd_classes *cs, struct hd_class *c)
 
     uint32_t total = n_iface;
     for (const struct hd_class *k = c; k; k = k->super_cls)
-        total += k->n_declared;
+        total += k->n_declared - k->n_hidden;
     c->index_map = malloc(((size_t)total + 1) * sizeof *c->index_map);
     if (c->index_map) {
         c->n_index = total;
@@ -161,12 +179,21 @@ static void build(struct hd_classes *cs, struct hd_class *c)
          * after those of the classes below it. */
         uint32_t end = total, slot_base = 0;
         for (const struct hd_class *k = c; k; k = k->super_cls) {
-            uint32_t start = end - k->n_declared, p_inst = 0, p_stat = 0;
+            uint32_t start = end - (k->n_declared - k->n_hidden), at = start;
+            uint32_t p_inst = 0, p_stat = 0;
             for (uint32_t i = 0; i < k->n_declared; i++) {
-                if (k->all_static && k->all_static[i])
-                    c->index_map[start + i] = k == c ? -2 - (int32_t)p_stat++ : -1;
+                bool is_static = k->all_static && k->all_static[i];
+                if (k->all && k->all[i].hidden) { /* keeps its slot, takes no index */
+                    if (is_static)
+                        p_stat++;
+                    else
+                        p_inst++;
+                    continue;
+                }
+                if (is_static)
+                    c->index_map[at++] = k == c ? -2 - (int32_t)p_stat++ : -1;
                 else
-                    c->index_map[start + i] = (int32_t)(slot_base + p_inst++);
+                    c->index_map[at++] = (int32_t)(slot_base + p_inst++);
             }
             slot_base += k->n_inst;
             end = start;

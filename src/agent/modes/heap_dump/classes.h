@@ -17,6 +17,9 @@ struct hd_field {
     char *name;
     uint64_t name_id; /* filled by the encoder's prepare_class (binary: UTF8 ID) */
     char type;        /* signature character; 'L' for any reference */
+    /* A field HotSpot hides from reflection and so from the JVM TI heap
+     * walk's field indices (its value is never reported; written as 0). */
+    bool hidden;
 };
 
 struct hd_cp_entry {
@@ -36,7 +39,8 @@ struct hd_class {
     /* Own fields, each in GetClassFields order. */
     struct hd_field *inst, *stat;
     uint32_t n_inst, n_stat;
-    uint32_t n_declared; /* all declared fields: what JVM TI field indices count */
+    uint32_t n_declared; /* all declared fields */
+    uint32_t n_hidden;   /* of which hidden: JVM TI field indices count the others */
     /* Instance values of an object: own fields first, then the superclass's,
      * and so on, as INSTANCE DUMP lists them. */
     uint32_t n_values;
