@@ -148,6 +148,23 @@ class CpuSamplesTest(unittest.TestCase):
         print(f"{len(sampled)} of 800 short-lived threads sampled, {total} samples")
         self.assertGreater(len(sampled), 50)
 
+    def test_no_frame_of_the_agent_classes(self):
+        # With exact heap=sites, samples land inside the allocation hooks;
+        # they are charged to the allocating method, never shown.
+        out = os.path.join(self.env.work, "agent-frames.txt")
+        if os.path.exists(out):
+            os.remove(out)
+        p = ht.run_java(self.env, f"heap=sites,cpu=samples,interval=1,depth=8,file={out}",
+                        ["CpuAlloc", "3000000"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        prof, sections = cpu_sections(out)
+        self.assertGreater(sections[-1][0], 100)
+        agent = [(t, f) for t, (_, frames) in prof.traces.items() for f in frames
+                 if f[0].startswith("java.lang.Hprof")]
+        self.assertEqual(agent, [])
+        # The allocating method itself carries the hooks' time.
+        self.assertIn("CpuAlloc.main", [m for _, _, m in sections[-1][1]])
+
     def test_virtual_thread_samples_show_its_own_frames(self):
         if self.env.java_version() < 21:
             self.skipTest("no virtual threads before JDK 21")

@@ -3,6 +3,7 @@
 #include "io/writer.h"
 #include "output/ascii/prelude.h"
 #include "output/encoder.h"
+#include "output/monitor_encoder.h"
 #include "tables/trace.h"
 
 #include <setjmp.h>
@@ -160,8 +161,27 @@ static void test_ascii(void **state)
                            "TRACE 300000:\n\t<empty>\n");
 }
 
+/* MONITOR TIME appears from one whole millisecond of contention on. */
+static void test_monitor_time_threshold(void **state)
+{
+    (void)state;
+    unsigned char buf[4096];
+    take(buf, sizeof buf);
+    struct hp_monitor_row row = {
+        .trace = 300001, .class_name = "Lock", .time_ns = 999999, .hits = 3};
+    hp_monitor_ascii.time_table(&row, 1, row.time_ns, 0.0001);
+    assert_int_equal(take(buf, sizeof buf), 0);
+    row.time_ns = 1000000;
+    hp_monitor_ascii.time_table(&row, 1, row.time_ns, 0.0001);
+    size_t n = take(buf, sizeof buf);
+    buf[n] = 0;
+    assert_non_null(strstr((char *)buf, "MONITOR TIME BEGIN (total = 1 ms)"));
+    assert_non_null(strstr((char *)buf, "   1 100.00% 100.00%       3 300001 Lock (Java)\n"));
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_binary), cmocka_unit_test(test_ascii)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_binary), cmocka_unit_test(test_ascii),
+                                       cmocka_unit_test(test_monitor_time_threshold)};
     return cmocka_run_group_tests(tests, setup, teardown);
 }

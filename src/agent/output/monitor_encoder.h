@@ -27,7 +27,7 @@ struct hp_monitor_encoder {
     void (*dump_thread)(uint32_t thread, uint32_t trace, const char *status);
     void (*dump_monitor)(const struct hp_monitor_usage *m);
     void (*dump_end)(void);
-    /* rows sorted, total over all rows; writes nothing when total is 0 */
+    /* rows sorted, total over all rows; writes nothing below 1 ms */
     void (*time_table)(const struct hp_monitor_row *rows, uint32_t n, uint64_t total_ns,
                        double cutoff);
 };

@@ -35,6 +35,9 @@ static void resolve(jvmtiEnv *jvmti, JNIEnv *jni, jmethodID m, struct hp_method 
     if ((*jvmti)->GetMethodDeclaringClass(jvmti, m, &klass) == JVMTI_ERROR_NONE) {
         out->class_serial = hp_class_serial(jvmti, klass);
         (*jni)->DeleteLocalRef(jni, klass);
+        /* Only the boot loader defines java.lang, and the JDK has no Hprof*. */
+        const struct hp_class *c = hp_class_get(out->class_serial);
+        out->agent = c != NULL && strncmp(c->sig, "Ljava/lang/Hprof", 16) == 0;
     }
     if ((*jvmti)->GetMethodName(jvmti, m, &name, &sig, NULL) == JVMTI_ERROR_NONE) {
         out->name = hp_take_jvmti_string(jvmti, name);
@@ -74,7 +77,7 @@ const struct hp_method *hp_method_get(jvmtiEnv *jvmti, JNIEnv *jni, jmethodID m)
             free(fresh.lines);
         }
     }
-    static const struct hp_method unknown = {0, NULL, NULL, false, -1, NULL};
+    static const struct hp_method unknown = {.n_lines = -1};
     const struct hp_method *info = hp_table_info(methods, idx);
     return info ? info : &unknown;
 }

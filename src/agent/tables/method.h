@@ -12,6 +12,9 @@ struct hp_method {
     char *name;            /* NULL: "<Unknown Method>" */
     char *sig;
     bool native;
+    /* Declared by one of the agent's own Java classes (java.lang.Hprof*,
+     * defined by instrument/): never shown in a trace. */
+    bool agent;
     jint n_lines; /* -1: no line table */
     jvmtiLineNumberEntry *lines;
 };

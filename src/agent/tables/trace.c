@@ -4,6 +4,7 @@
 #include "../io/writer.h"
 #include "../output/encoder.h"
 #include "frame.h"
+#include "method.h"
 #include "table.h"
 
 #include <stdlib.h>
@@ -41,12 +42,28 @@ uint32_t hp_trace_intern(uint32_t thread_serial, const uint32_t *frame_ids, uint
     return idx ? HP_TRACE_SERIAL_BASE + idx - 1 : HP_TRACE_EMPTY;
 }
 
+/* How many top frames belong to the agent's own Java code: its methods, and
+ * the few JDK methods they call above them. A trace starts at the user's
+ * frame that called into the agent, which is charged with its cost. Agent
+ * code calls no user code, so nothing of it lies deeper. */
+static jint agent_frames_on_top(jvmtiEnv *jvmti, JNIEnv *jni, const jvmtiFrameInfo *f, jint n)
+{
+    jint cut = 0;
+    for (jint i = 0; i < n; i++) {
+        if (hp_method_get(jvmti, jni, f[i].method)->agent)
+            cut = i + 1;
+        else if (cut > 0 || i >= 3)
+            break;
+    }
+    return cut;
+}
+
 uint32_t hp_trace_from_frames(jvmtiEnv *jvmti, JNIEnv *jni, const jvmtiFrameInfo *frames, jint n,
                               uint32_t thread_serial)
 {
     uint32_t ids[HP_MAX_DEPTH];
     uint32_t kept = 0;
-    for (jint i = 0; i < n && kept < HP_MAX_DEPTH; i++) {
+    for (jint i = agent_frames_on_top(jvmti, jni, frames, n); i < n && kept < HP_MAX_DEPTH; i++) {
         uint32_t id = hp_frame_intern(jvmti, jni, frames[i].method, frames[i].location);
         if (id) ids[kept++] = id;
     }
