@@ -21,7 +21,7 @@ cmake -DOUT="$out/gen/render/flame_assets.c" \
 clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
     -fno-sanitize-recover=all -I"$root/src/cli" -I"$out/gen" \
     $srcs "$out/gen/render/profile.pb-c.c" "$out/gen/render/flame_assets.c" \
-    "$root/tests/profiles/fuzz_profiles.c" \
+    "$root/tests/profiles/fuzz_profiles.c" "$root/tests/profiles/render_all.c" \
     -lprotobuf-c -lz -o "$out/fuzz_profiles"
 cd "$out"
 ./fuzz_profiles -runs="$runs" -max_len=4096 -timeout=30 "$@" corpus

@@ -13,6 +13,7 @@
 #include "profile/load.h"
 #include "render/merge.h"
 #include "render/render.h"
+#include "render_all.h"
 
 static char *slurp(const char *name, size_t *len)
 {
@@ -41,6 +42,16 @@ static uint64_t stack_value(const hp_profile *p, const char *names, int value)
     return UINT64_MAX;
 }
 
+/* Loads a corpus file (every kind); its text stays alive in *text. */
+static void load_corpus(const char *name, hp_profile_set *set, char **text)
+{
+    size_t n;
+    hp_error e;
+    *text = slurp(name, &n);
+    if (hp_profile_load_mem(set, name, (uint8_t *)*text, n, HP_WANT_FIRST, &e) != 0)
+        fail_msg("%s: %s", name, e.what);
+}
+
 static int frame_kind(const hp_profile *p, const char *func)
 {
     for (uint32_t i = 0; i < p->nframes; i++)
@@ -51,11 +62,9 @@ static int frame_kind(const hp_profile *p, const char *func)
 static void test_ascii_samples(void **state)
 {
     (void)state;
-    size_t n;
-    char *text = slurp("ascii_samples.txt", &n);
+    char *text;
     hp_profile_set set;
-    hp_error e;
-    assert_int_equal(hp_profile_load_mem(&set, "t", (uint8_t *)text, n, -1, &e), 0);
+    load_corpus("ascii_samples.txt", &set, &text);
     const hp_profile *p = &set.kinds[HP_PK_SAMPLES];
     assert_true(set.present[HP_PK_SAMPLES]);
     assert_false(set.present[HP_PK_SITES]);
@@ -77,11 +86,9 @@ static void test_ascii_samples(void **state)
 static void test_ascii_times_and_sites(void **state)
 {
     (void)state;
-    size_t n;
-    char *text = slurp("ascii_times.txt", &n);
+    char *text;
     hp_profile_set set;
-    hp_error e;
-    assert_int_equal(hp_profile_load_mem(&set, "t", (uint8_t *)text, n, -1, &e), 0);
+    load_corpus("ascii_times.txt", &set, &text);
     const hp_profile *t = &set.kinds[HP_PK_TIMES], *s = &set.kinds[HP_PK_SITES];
     assert_int_equal(t->total[0], 4);    /* calls */
     assert_int_equal(t->total[1], 1000); /* ms, as stated */
@@ -97,11 +104,9 @@ static void test_ascii_times_and_sites(void **state)
 static void test_ascii_old(void **state)
 {
     (void)state;
-    size_t n;
-    char *text = slurp("ascii_old.txt", &n);
+    char *text;
     hp_profile_set set;
-    hp_error e;
-    assert_int_equal(hp_profile_load_mem(&set, "t", (uint8_t *)text, n, -1, &e), 0);
+    load_corpus("ascii_old.txt", &set, &text);
     const hp_profile *p = &set.kinds[HP_PK_OLD];
     assert_int_equal(p->total[0], 6006 + 3 + 2 + 4);
     assert_int_equal(p->total[1], 11);
@@ -226,29 +231,10 @@ static void test_corpus(void **state)
         if (ent->d_name[0] == '.') continue;
         size_t n;
         char *buf = slurp(ent->d_name, &n);
-        hp_profile_set set;
-        hp_error e;
         files++;
         if (!strncmp(ent->d_name, "ascii_", 6) || !strncmp(ent->d_name, "binary_", 7))
             check_merge_doubles(ent->d_name, buf, n);
-        for (int want = -1; want < HP_PK_NKINDS; want++) {
-            if (hp_profile_load_mem(&set, ent->d_name, (uint8_t *)buf, n, want, &e) != 0) continue;
-            for (int k = 0; k < HP_PK_NKINDS; k++)
-                for (int v = 0; v < set.kinds[k].nvalues; v++) {
-                    hp_render_opts o = {.value = v,
-                                        .threads = v & 1,
-                                        .minwidth = v ? 0 : 0.1,
-                                        .interval_ms = 10,
-                                        .title = "t",
-                                        .source = "s"};
-                    const hp_profile *p = &set.kinds[k];
-                    assert_int_equal(hp_render_collapsed(sink, p, &o, &e), 0);
-                    assert_int_equal(hp_render_pprof(sink, p, &o, &e), 0);
-                    assert_int_equal(hp_render_flame(sink, p, &o, &e), 0);
-                    assert_int_equal(hp_render_flame_diff(sink, p, p, &o, &e), 0);
-                }
-            hp_profile_set_free(&set);
-        }
+        assert_int_equal(render_all(sink, (const uint8_t *)buf, n), 0);
         free(buf);
     }
     closedir(d);
