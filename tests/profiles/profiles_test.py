@@ -179,12 +179,14 @@ def make_case(env):
             self.assertEqual(r.returncode, 4)
 
         def test_truncated_files_fail_with_one_line(self):
-            for name, cut in (("samples_b", 0.6), ("samples_a", 0.97), ("sites_a", 0.9)):
+            # inside the last record, or before the END line of the last report
+            for name, end in (("samples_b", None), ("samples_a", b"CPU SAMPLES END"),
+                              ("sites_a", b"SITES END")):
                 with open(files[name], "rb") as f:
                     data = f.read()
                 bad = os.path.join(env.work, name + ".cut")
                 with open(bad, "wb") as f:
-                    f.write(data[:int(len(data) * cut)])
+                    f.write(data[:len(data) - 3] if end is None else data[:data.rindex(end)])
                 r = hprof("collapsed", bad, check=False)
                 self.assertEqual(r.returncode, 1, name)
                 err = r.stderr.decode().splitlines()
