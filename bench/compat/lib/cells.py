@@ -182,12 +182,13 @@ def classify(rundir, result, baseline, rule, cli, agent_mode):
 
 
 def timeout_finding(rundir, result):
-    """A run stopped at its time limit is a hang if it was blocked (no CPU used in the 2 s before)
-    or the JVM did not answer jcmd Thread.print; it is slow if it still computed and answered."""
+    """A run stopped at its time limit is a hang if it was blocked (no CPU used in the 2 s before:
+    a loaded 2-core machine gives a computing JVM as little as 0.1 CPUs) or the JVM did not answer
+    jcmd Thread.print; it is slow if it still computed and answered."""
     busy = result.get("busy")
     answered = b'"main"' in read(os.path.join(rundir, "threads.txt")) or b"Full thread dump" in read(
         os.path.join(rundir, "threads.txt"))
-    kind = "slow" if answered and busy and busy >= 0.2 else "hang"
+    kind = "slow" if answered and busy and busy >= 0.02 else "hang"
     return (f"{kind}: stopped after {result['wall_s']:.0f} s, using {busy} CPUs in its last 2 s, "
             f"thread dump {'in threads.txt' if answered else 'refused'}")
 

@@ -10,6 +10,18 @@ import argparse
 import collections
 import json
 import os
+import re
+
+import cells as cell_rules
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+SNAPSHOT = re.compile(r"bench/compat/results/raw/[^/ ]+/(libhprof\.so|hprof)\b")
+
+
+def portable(command):
+    """A cell's command as run from the repository root, with build/ in place of the run's
+    snapshot of the agent."""
+    return SNAPSHOT.sub(lambda m: "build/" + m.group(1), command.replace(ROOT + "/", ""))
 
 OUTCOMES = ["ok", "crash", "hang", "slow", "malformed", "error", "changed"]
 
@@ -23,8 +35,20 @@ def load(raws):
         with open(os.path.join(raw, "cells.jsonl"), encoding="utf-8") as f:
             for line in filter(str.strip, f):
                 c = json.loads(line)
-                cells[(c["jdk"], c["program"], c["mode"])] = c
+                cells[(c["jdk"], c["program"], c["mode"])] = reclassify_timeout(c)
     return metas, list(cells.values())
+
+
+def reclassify_timeout(c):
+    """Applies the current hang/slow rule to a cell stopped at its time limit, from its saved
+    thread dump and CPU share, so runs recorded under an older rule render alike."""
+    if not c.get("timed_out") or "kept" not in c or not os.path.isdir(c["kept"]):
+        return c
+    finding = cell_rules.timeout_finding(c["kept"], c)
+    c["details"] = [finding if d.startswith(("hang:", "slow:")) else d for d in c["details"]]
+    if c["outcome"] in ("hang", "slow"):
+        c["outcome"] = finding.split(":")[0]
+    return c
 
 
 def cell_text(cell, base_wall):
@@ -64,7 +88,9 @@ def jdk_section(feature, cells):
         for c in bad:
             action = "" if c["action"] == "-" else f" (then `{c['action']}` from the harness)"
             lines.append(f"- **{c['program']} / {c['mode']}: {c['outcome']}**: " + "; ".join(c["details"]))
-            lines.append(f"  - reproduce{action}: `{c['command']}`")
+            lines.append(f"  - again: `bench/compat/run.sh --jdk {feature} --programs {c['program']} --modes {c['mode']}`; "
+                         f"by hand{action}, from the repository root after `bench/compat/prepare.sh` and a `mkdir -p` "
+                         f"of its run directory: `{portable(c['command'])}`")
     return lines
 
 
