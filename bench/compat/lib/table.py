@@ -27,15 +27,25 @@ OUTCOMES = ["ok", "crash", "hang", "slow", "malformed", "error", "changed"]
 
 
 def load(raws):
-    """The runs' metadata and their cells, later runs replacing earlier cells."""
+    """The runs' metadata and their cells, later runs replacing earlier cells. Each cell keeps
+    the wall time without agent of its own run ("base_wall"), its ratio's denominator; a run
+    without agent is replaced by a later one only if it was not usable or the program is no
+    longer run on that JDK."""
     metas, cells = [], {}
     for raw in raws:
         with open(os.path.join(raw, "meta.json"), encoding="utf-8") as f:
             metas.append(json.load(f))
+        bases = {}
         with open(os.path.join(raw, "cells.jsonl"), encoding="utf-8") as f:
             for line in filter(str.strip, f):
                 c = json.loads(line)
-                cells[(c["jdk"], c["program"], c["mode"])] = reclassify_timeout(c)
+                key = (c["jdk"], c["program"], c["mode"])
+                if c["mode"] == "none":
+                    bases[key[:2]] = c.get("wall_s")
+                    if key in cells and cells[key]["outcome"] == "ok" and c["outcome"] != "not-run":
+                        continue
+                c["base_wall"] = bases.get(key[:2])
+                cells[key] = reclassify_timeout(c)
     return metas, list(cells.values())
 
 
@@ -51,9 +61,9 @@ def reclassify_timeout(c):
     return c
 
 
-def cell_text(cell, base_wall):
+def cell_text(cell):
     if cell["outcome"] == "ok":
-        return f"ok {cell['wall_s'] / base_wall:.2f}" if base_wall else "ok"
+        return f"ok {cell['wall_s'] / cell['base_wall']:.2f}" if cell.get("base_wall") else "ok"
     return f"**{cell['outcome'].upper()}**"
 
 
@@ -74,7 +84,7 @@ def jdk_section(feature, cells):
             continue
         usable.append(p)
         row = [p, base["kind"], f"{base['wall_s']:.1f}"]
-        row += [cell_text(by_key[(p, m)], base["wall_s"]) if (p, m) in by_key else "–" for m in modes]
+        row += [cell_text(by_key[(p, m)]) if (p, m) in by_key else "–" for m in modes]
         lines.append("| " + " | ".join(row) + " |")
     agent_cells = [c for c in cells if c["mode"] != "none" and c["program"] in usable]
     counts = collections.Counter(c["outcome"] for c in agent_cells)
@@ -106,7 +116,8 @@ def render(metas, cells):
     for meta in metas:
         lines += describe(meta)
     lines += ["",
-             "A cell is the wall time with the agent over the time without it, one run each, "
+             "A cell is the wall time with the agent over the time without it in the same run (one run each; "
+             "the column without agent shows the first run's), "
              "or what went wrong: CRASH (hs_err file or fatal signal), HANG (stopped at the time limit while "
              "blocked or not answering `jcmd Thread.print`), SLOW (stopped at the time limit while computing), "
              "MALFORMED (the output fails the ascii grammar check or `hprof verify`), ERROR "
