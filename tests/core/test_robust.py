@@ -117,6 +117,21 @@ def make_case(env):
                     self.assertEqual((p.returncode, p.stdout), (0, "100000\n"), p.stderr)
                     self.assert_well_formed(out, options)
 
+        # ------------------------------------------------ many threads
+
+        def test_thousands_of_short_threads(self):
+            # The trackers' spin lock, without a way to yield, let 200
+            # waiting threads starve its holder on 2 cores: 7 to 60 s (and
+            # runs stopped at 190 s) for 0.5 s of work.
+            for options in ("heap=sites", "heap=sites,depth=8", "cpu=times"):
+                with self.subTest(options):
+                    out = os.path.join(self.dir, "threads-" + options.replace(",", "_"))
+                    p = self.java(f"{options},file={out}", ["ShortThreads", "2000"])
+                    self.assert_no_crash(p)
+                    self.assertEqual((p.returncode, p.stdout),
+                                     (0, "threads 2000 shared 444500\n"), p.stderr)
+                    self.assert_well_formed(out, options)
+
         # ------------------------------------------------ option limits
 
         def test_depth_limit(self):

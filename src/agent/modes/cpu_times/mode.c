@@ -25,6 +25,12 @@ JNIEXPORT jint JNICALL Java_java_lang_HprofTracker_depth(JNIEnv *jni, jclass k)
     return hp_ct_depth();
 }
 
+JNIEXPORT void JNICALL Java_java_lang_HprofTracker_backoff(JNIEnv *jni, jclass k, jint round)
+{
+    (void)jni, (void)k;
+    hp_instr_backoff(round);
+}
+
 /* The calling thread's CPU time in ns, -1 without a thread CPU clock. */
 JNIEXPORT jlong JNICALL Java_java_lang_HprofTracker_cpuTime(JNIEnv *jni, jclass k)
 {

@@ -131,6 +131,12 @@ JNIEXPORT jint JNICALL Java_java_lang_HprofSites_derive(JNIEnv *jni, jclass k, j
     return d;
 }
 
+JNIEXPORT void JNICALL Java_java_lang_HprofSites_backoff(JNIEnv *jni, jclass k, jint round)
+{
+    (void)jni, (void)k;
+    hp_instr_backoff(round);
+}
+
 JNIEXPORT void JNICALL Java_java_lang_HprofSites_own(JNIEnv *jni, jclass k, jobject o)
 {
     (void)jni, (void)k;

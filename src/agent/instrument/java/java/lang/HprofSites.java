@@ -71,6 +71,8 @@ public final class HprofSites {
     /* From the agent: depth, EXACT, SAMPLE, object alignment (0-3), the
      * array layout per kind: base (10+k), log2 element size (20+k). */
     private static native int config(int what);
+    /* Waits a little for the lock (instrument.h hp_instr_backoff). */
+    private static native void backoff(int round);
 
     /* ---- one thread's state ---- */
 
@@ -699,10 +701,13 @@ public final class HprofSites {
      * VirtualThread-unblocker thread to run again, and that thread
      * allocates (rewritten JDK code), so it may need this lock first:
      * with `synchronized` here, test_virtual_threads hung about one run in
-     * 30. Waiters spin without yielding, so a virtual thread keeps its
-     * carrier; holders are mounted and finish. */
+     * 30. Waiters spin, then wait in native code (backoff), so a virtual
+     * thread keeps its carrier; holders are mounted and finish. */
     private static void lock() {
-        while (!U.compareAndSetInt(STATICS, LOCKED, 0, 1)) Thread.onSpinWait();
+        for (int spins = 0; !U.compareAndSetInt(STATICS, LOCKED, 0, 1); spins++) {
+            if (spins < 100) Thread.onSpinWait();
+            else backoff(spins - 100);
+        }
     }
 
     private static void unlock() {
@@ -742,6 +747,7 @@ public final class HprofSites {
          * boot library map is not empty then, e.g. --module-path). */
         tag(null, null, 0, 0, false);
         derive(0, null);
+        backoff(-1);
         engaged = true;
         on = true;
     }

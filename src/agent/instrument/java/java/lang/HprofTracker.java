@@ -63,6 +63,8 @@ public final class HprofTracker {
     /* Found by the VM in the agent library (Java_java_lang_HprofTracker_*). */
     private static native int depth();
     private static native long cpuTime();
+    /* Waits a little for the lock (instrument.h hp_instr_backoff). */
+    private static native void backoff(int round);
 
     /* ---- one thread's state ---- */
 
@@ -508,9 +510,13 @@ public final class HprofTracker {
     /* A spin lock, not a monitor, for the same reason as HprofSites.lock:
      * on JDK 24+ a virtual thread waiting for a monitor needs the
      * VirtualThread-unblocker thread, which runs rewritten code that may
-     * need this lock. Holders never block; waiters spin on their carrier. */
+     * need this lock. Holders never block; waiters spin, then wait in native
+     * code (backoff), on their carrier either way. */
     private static void lock() {
-        while (!U.compareAndSetInt(STATICS, LOCKED, 0, 1)) Thread.onSpinWait();
+        for (int spins = 0; !U.compareAndSetInt(STATICS, LOCKED, 0, 1); spins++) {
+            if (spins < 100) Thread.onSpinWait();
+            else backoff(spins - 100);
+        }
     }
 
     private static void unlock() {
@@ -577,6 +583,7 @@ public final class HprofTracker {
         LOCKED = U.staticFieldOffset(f);
         DEPTH = depth();
         cpuTime(); /* links it now: linking runs rewritten Java code */
+        backoff(-1);
         engaged = true;
     }
 
