@@ -104,15 +104,12 @@ int hp_class_layout(const hp_classes *c, hp_class *k)
     return state > 0 ? 0 : -1;
 }
 
-int hp_instance_field(const hp_classes *c, const hp_index *ix, const hp_sub *s, const char *name,
-                      uint8_t *type, uint64_t *value)
+int64_t hp_class_field_offset(const hp_classes *c, const hp_index *ix, const hp_class *k,
+                              const char *name, uint8_t *type)
 {
     const hp_file *f = ix->f;
-    hp_class *k = hp_classes_get(c, s->ref);
-    if (!k || hp_class_layout(c, k) != 0 || hp_class_field_bytes(k, f->id_size) != s->data_len)
-        return 0;
     size_t want = strlen(name);
-    const uint8_t *val = s->data;
+    uint64_t off = 0;
     for (size_t steps = 0; k && steps < c->n; steps++) {
         const uint8_t *p = k->fields;
         for (unsigned i = 0; i < k->nfields; i++) {
@@ -120,16 +117,27 @@ int hp_instance_field(const hp_classes *c, const hp_index *ix, const hp_sub *s, 
             const uint8_t *chars;
             uint32_t len;
             hp_next_field(f, &p, &fl);
-            unsigned size = hp_type_size(fl.type, f->id_size);
             if (hp_index_string(ix, fl.name_id, &chars, &len) && len == want &&
                 memcmp(chars, name, want) == 0) {
                 *type = fl.type;
-                *value = hp_value(val, size);
-                return 1;
+                return (int64_t)off;
             }
-            val += size;
+            off += hp_type_size(fl.type, f->id_size);
         }
         k = k->super ? hp_classes_get(c, k->super) : NULL;
     }
-    return 0;
+    return -1;
+}
+
+int hp_instance_field(const hp_classes *c, const hp_index *ix, const hp_sub *s, const char *name,
+                      uint8_t *type, uint64_t *value)
+{
+    const hp_file *f = ix->f;
+    hp_class *k = hp_classes_get(c, s->ref);
+    if (!k || hp_class_layout(c, k) != 0 || hp_class_field_bytes(k, f->id_size) != s->data_len)
+        return 0;
+    int64_t off = hp_class_field_offset(c, ix, k, name, type);
+    if (off < 0) return 0;
+    *value = hp_value(s->data + off, hp_type_size(*type, f->id_size));
+    return 1;
 }

@@ -41,6 +41,11 @@ static inline uint64_t hp_class_field_bytes(const hp_class *k, uint32_t id_size)
     return k->refs * id_size + k->prim_bytes;
 }
 
+/* Byte offset of instance field `name` (searching k, then its supers) in the
+ * field data of k's instances, with its type; -1 if there is none. */
+int64_t hp_class_field_offset(const hp_classes *c, const hp_index *ix, const hp_class *k,
+                              const char *name, uint8_t *type);
+
 /*
  * Finds instance field `name` (searching the class, then its supers) in an
  * INSTANCE DUMP whose byte count matches its class layout. Returns 1 with the

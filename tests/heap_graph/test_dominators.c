@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "heap/dominators.h"
+#include "heap/heap.h"
 #include "hpbuild.h"
 
 #define MAXN 40
@@ -75,19 +75,24 @@ static void naive(const rgraph *r, uint64_t dom[MAXN + 1], int reach[MAXN])
     }
 }
 
+/* Graph and dominators of an in-memory dump. */
+static void open_heap(hp_heap *h, hp_file *f, const hb_buf *b)
+{
+    hp_error e;
+    hp_opts o = {.model = hp_model_default(), .no_index = 1};
+    assert_int_equal(hp_open_mem(f, "t", b->data, b->len, &e), 0);
+    assert_int_equal(hp_heap_open(h, f, &o, HP_HEAP_DOMINATORS, stderr), HP_EXIT_OK);
+}
+
 static void check_graph(const rgraph *r)
 {
     hb_buf b;
     build_dump(&b, r);
     hp_file f;
-    hp_error e;
-    hp_index ix;
-    hp_graph g;
-    hp_domtree d;
-    assert_int_equal(hp_open_mem(&f, "t", b.data, b.len, &e), 0);
-    assert_int_equal(hp_index_build(&ix, &f, 0, &e), 0);
-    assert_int_equal(hp_graph_build(&g, &ix, 0, hp_model_default(), &e), 0);
-    assert_int_equal(hp_dominators(&d, &g, &e), 0);
+    hp_heap h;
+    open_heap(&h, &f, &b);
+    const hp_graph g = h.g;
+    const hp_domtree d = h.d;
     uint64_t dom[MAXN + 1];
     int reach[MAXN];
     naive(r, dom, reach);
@@ -106,9 +111,7 @@ static void check_graph(const rgraph *r)
         for (int u = 0; u < r->n; u++)
             if (u != v && (dom[v] >> u & 1)) assert_true(dom[idom] >> u & 1);
     }
-    hp_domtree_free(&d);
-    hp_graph_free(&g);
-    hp_index_free(&ix);
+    hp_heap_close(&h);
     hb_free(&b);
 }
 
@@ -145,22 +148,16 @@ static void deep_chain(void **state)
     }
     hb_end(&b, rec);
     hp_file f;
-    hp_error e;
-    hp_index ix;
-    hp_graph g;
-    hp_domtree d;
-    assert_int_equal(hp_open_mem(&f, "t", b.data, b.len, &e), 0);
-    assert_int_equal(hp_index_build(&ix, &f, 0, &e), 0);
-    assert_int_equal(hp_graph_build(&g, &ix, 0, hp_model_default(), &e), 0);
-    assert_int_equal(hp_dominators(&d, &g, &e), 0);
+    hp_heap h;
+    open_heap(&h, &f, &b);
+    const hp_graph g = h.g;
+    const hp_domtree d = h.d;
     uint64_t one = hp_graph_shallow(&g, 0); /* every Object[1]: 16 + 4 -> 24 bytes */
     assert_int_equal(one, 24);
     assert_int_equal(hp_dom_retained(&d, 0), one * N);
     assert_int_equal(hp_dom_retained(&d, N - 1), one);
     assert_int_equal(hp_dom_idom(&d, N - 1), N - 2);
-    hp_domtree_free(&d);
-    hp_graph_free(&g);
-    hp_index_free(&ix);
+    hp_heap_close(&h);
     hb_free(&b);
 }
 

@@ -63,24 +63,8 @@ const char *hp_waste_kind_name(int kind)
 /* Byte offset of instance field `name` in the data of class k's instances, or -1. */
 static int32_t field_offset(const hp_heap *h, const hp_class *k, const char *name)
 {
-    const hp_file *f = h->ix.f;
-    uint32_t off = 0;
-    size_t want = name ? strlen(name) : 0;
-    for (size_t steps = 0; k && name && steps <= h->g.classes.n; steps++) {
-        const uint8_t *p = k->fields;
-        for (unsigned i = 0; i < k->nfields; i++) {
-            hp_field fl;
-            const uint8_t *s;
-            uint32_t len;
-            hp_next_field(f, &p, &fl);
-            if (hp_index_string(&h->ix, fl.name_id, &s, &len) && len == want &&
-                memcmp(s, name, len) == 0)
-                return (int32_t)off;
-            off += hp_type_size(fl.type, f->id_size);
-        }
-        k = k->super ? hp_classes_get(&h->g.classes, k->super) : NULL;
-    }
-    return -1;
+    uint8_t type;
+    return name ? (int32_t)hp_class_field_offset(&h->g.classes, &h->ix, k, name, &type) : -1;
 }
 
 static int classify(scan *c)
