@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Heap analysis at scale: a ~1 GB `jcmd GC.heap_dump` of a real program (H2 holding an
+# in-memory table, H2Heap.java), then time and peak RSS (/usr/bin/time -v) of
+#   1. hprof dominators, first open (graph and dominators built, index written)
+#   2. hprof dominators, second open (the on-disk index mapped)
+#   3. VisualVM's heap library computing the same retained sizes
+#      (RetainedOracle: Heap.getBiggestObjectsByRetainedSize(20)), which must list
+#      the same 20 largest retainers with the same sizes as hprof.
+# Usage: bench/heapgraph/run.sh [ROWS]   (default 1600000 rows, about 1 GB)
+# Needs a built tree (build/hprof), libh2-java and visualvm (bench/deps.sh, scripts/deps.sh).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+rows="${1:-1600000}"
+work="$root/bench/work/heapgraph"
+java_home="${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}"
+jfluid=/usr/share/visualvm/visualvm/modules/org-graalvm-visualvm-lib-jfluid-heap.jar
+h2=/usr/share/java/h2.jar
+hprof="$root/build/hprof"
+rm -rf "$work" && mkdir -p "$work/classes"
+"$java_home/bin/javac" -d "$work/classes" -cp "$h2:$jfluid" "$here/H2Heap.java" \
+    "$root/tests/heap_graph/java/RetainedOracle.java"
+
+# The program runs until its stdin closes; the dump is taken at that quiet point.
+exec 3> >("$java_home/bin/java" -Xmx6g -cp "$work/classes:$h2" H2Heap "$rows" > "$work/ready.txt")
+until grep -q READY "$work/ready.txt" 2>/dev/null; do sleep 1; done
+pid=$(awk '/READY/ {print $2}' "$work/ready.txt")
+"$java_home/bin/jcmd" "$pid" GC.heap_dump "$work/h2.hprof" > /dev/null
+exec 3>&-
+dump_mb=$(( $(stat -c %s "$work/h2.hprof") / 1000000 ))
+
+measure() { # name, command...: prints "name: wall s, user+sys s, max RSS MB"
+    local name="$1"
+    shift
+    /usr/bin/time -v "$@" > "$work/$name.out" 2> "$work/$name.time"
+    awk -v name="$name" -F': ' '
+        /Elapsed \(wall clock\)/ { n = split($2, t, ":"); wall = t[n] + (n > 1 ? 60 * t[n-1] : 0) }
+        /User time/ { cpu += $2 } /System time/ { cpu += $2 }
+        /Maximum resident/ { rss = $2 / 1024 }
+        END { printf "%-28s %8.1f s wall %8.1f s cpu %8.0f MB max RSS\n", name, wall, cpu, rss }' \
+        "$work/$name.time"
+}
+
+echo "dump: $work/h2.hprof, $dump_mb MB, $rows rows; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+measure hprof-first "$hprof" dominators "$work/h2.hprof" --top 20
+measure hprof-second "$hprof" dominators "$work/h2.hprof" --top 20
+measure visualvm "$java_home/bin/java" -cp "$work/classes:$jfluid" RetainedOracle \
+    "$work/h2.hprof" 20 -
+
+# VisualVM's 20 largest retainers must have the same retained sizes in hprof.
+python3 - "$work" "$hprof" <<'PY'
+import json, subprocess, sys
+work, hprof = sys.argv[1:3]
+theirs = [l.split() for l in open(f"{work}/visualvm.out") if l.startswith("TOP ")]
+same = 0
+for _, oid, retained, *_ in theirs:
+    out = subprocess.run([hprof, "path", f"{work}/h2.hprof", oid, "--json"], check=True,
+                         capture_output=True, text=True).stdout
+    same += json.loads(out)["paths"][0]["retained"] == int(retained)
+print(f"largest retainers: {same} of {len(theirs)} listed by VisualVM have its retained size in hprof")
+sys.exit(0 if theirs and same == len(theirs) else 1)
+PY
