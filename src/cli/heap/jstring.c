@@ -67,7 +67,8 @@ int hp_jstring_print(FILE *out, const hp_graph *g, uint32_t obj, size_t max)
             fputs(u, out);
         }
     }
-    fputs((size_t)n > max ? "\"..." : "\"", out);
+    /* The mark of a cut string inside the quotes: the JSON stays valid. */
+    fputs((size_t)n > max ? "...\"" : "\"", out);
     free(units);
     return 1;
 }
