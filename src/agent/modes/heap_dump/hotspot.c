@@ -163,9 +163,12 @@ bool hd_hotspot_dump(JNIEnv *jni)
     if (hs.unusable) return false;
     if (hs.bean == NULL && !find_bean(jni, why, sizeof why)) {
         hs.unusable = true;
-        hp_error("heap dump: the JVM's own heap dumper is not available (%s); walking the heap "
-                 "with JVM TI instead (slower)",
-                 why);
+        /* A note, not an HPROF ERROR: the dump is complete either way (and
+         * errorexit=y would end a run that works). */
+        fprintf(stderr,
+                "HPROF: heap dump: the JVM's own heap dumper is not available (%s); walking "
+                "the heap with JVM TI instead (slower)\n",
+                why);
         return false;
     }
     uint64_t start = hp_mono_ns();
