@@ -4,7 +4,9 @@ mode, option values at their limits, outputs that block or fill up, what is
 reachable after a GC, files left by killed runs."""
 import os
 import resource
+import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -126,11 +128,40 @@ def make_case(env):
             for options in ("heap=sites", "heap=sites,depth=8", "cpu=times"):
                 with self.subTest(options):
                     out = os.path.join(self.dir, "threads-" + options.replace(",", "_"))
-                    p = self.java(f"{options},file={out}", ["ShortThreads", "2000"])
+                    p = self.java(f"{options},file={out}", ["ManyThreads", "2000"])
                     self.assert_no_crash(p)
                     self.assertEqual((p.returncode, p.stdout),
-                                     (0, "threads 2000 shared 444500\n"), p.stderr)
+                                     (0, "compat: threads=2000 work=444500 shared=444500\n"),
+                                     p.stderr)
                     self.assert_well_formed(out, options)
+
+        def test_dumps_during_class_churn(self):
+            # 50 SIGQUITs while classes load and unload and threads allocate:
+            # a SITES report overran its rows (glibc: double free), and a
+            # heap dump cited traces written after it.
+            out = os.path.join(self.dir, "churn.txt")
+            proc = subprocess.Popen(
+                [env.java, f"-agentpath:{env.agent}=heap=all,file={out}", "-cp", env.jar,
+                 "ClassChurn", "1000"], cwd=self.dir, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, text=True)
+            ht.wait_for_line(proc.stdout, r"^compat: ready")
+            for _ in range(50):
+                proc.send_signal(signal.SIGQUIT)
+                time.sleep(0.02)
+            out_rest, err = proc.communicate(timeout=300)
+            self.assertEqual(proc.returncode, 0, err)
+            self.assertIn("compat: churn rounds=", out_rest)
+            self.assertNotIn("corruption", err)
+            prof = ht.read_ascii(out)
+            self.assertGreater(len(prof.sections_named("HEAP DUMP")), 1)
+            written = set()
+            with open(out, encoding="utf-8", errors="replace") as f:
+                for line in f:
+                    m = re.match(r"TRACE (\d+):", line)
+                    if m:
+                        written.add(int(m.group(1)))
+                    for t in re.findall(r"\btrace=(\d+)", line):
+                        self.assertIn(int(t), written | {0}, line)
 
         # ------------------------------------------------ option limits
 

@@ -74,13 +74,12 @@ static bool site_row(uint32_t i, const struct hp_sites_live *live, struct hp_sit
     return true;
 }
 
-/* Every site with something allocated or live (none when cleared by net=
- * CONTROL), with the totals over all of them. Reports are serialised by the
- * core's dump lock, which also guards `last`. */
-static size_t collect(const struct hp_sites_live *live, struct hp_sites_row *rows,
+/* Every site 1..n with something allocated or live (none when cleared by
+ * net= CONTROL), with the totals over all of them. Reports are serialised
+ * by the core's dump lock, which also guards `last`. */
+static size_t collect(uint32_t n, const struct hp_sites_live *live, struct hp_sites_row *rows,
                       struct hp_sites_report *r, bool incremental)
 {
-    uint32_t n = hp_site_count();
     size_t used = 0;
     for (uint32_t i = 1; i <= n; i++) {
         struct hp_sites_row row;
@@ -95,13 +94,17 @@ static size_t collect(const struct hp_sites_live *live, struct hp_sites_row *row
 void hp_sites_report_write(const struct hp_sites_encoder *enc, const struct hp_sites_live *live,
                            const struct hp_sites_query *q)
 {
-    struct hp_sites_row *rows = calloc((size_t)hp_site_count() + 1, sizeof *rows);
+    /* Counted once: threads still allocating add sites while the report
+     * is made (a second count overran `rows`: heap=all, SIGQUITs during
+     * class churn). Sites added since appear in the next report. */
+    uint32_t n = hp_site_count();
+    struct hp_sites_row *rows = calloc((size_t)n + 1, sizeof *rows);
     if (rows == NULL) {
         hp_error("out of memory writing SITES");
         return;
     }
     struct hp_sites_report r = {.cutoff = (float)q->cutoff, .flags = q->flags, .rows = rows};
-    size_t used = collect(live, rows, &r, q->flags & HP_SITES_INCREMENTAL);
+    size_t used = collect(n, live, rows, &r, q->flags & HP_SITES_INCREMENTAL);
     bool by_alloc = q->flags & HP_SITES_BY_ALLOC;
     qsort(rows, used, sizeof *rows, by_alloc ? by_alloc_bytes : by_live_bytes);
     /* Stop at the first site whose share of the sort key is below the

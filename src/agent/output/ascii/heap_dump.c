@@ -79,6 +79,9 @@ static void copy_spool(void)
 static void finish(void *ctx)
 {
     (void)ctx;
+    /* Threads that kept allocating while the heap was walked made traces
+     * that walked objects cite: they go before the section too. */
+    hp_trace_write_unwritten();
     char date[32];
     hp_ctime(date);
     hp_out_printf("HEAP DUMP BEGIN (%" PRIu64 " objects, %" PRIu64 " bytes) %s", dump.objects,
