@@ -212,7 +212,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
     atomic_store(&hp.trace_depth, hp.opt.depth);
     hp_set_error_policy(hp.opt.errorexit, hp.opt.coredump || hp.opt.debug);
     if (hp.opt.pause) hp_pause(10000, 600000);
-    if (hp.opt.msa) fputs("HPROF: msa=y has no effect on this platform\n", stderr);
+    if (hp.opt.msa) hp_note("msa=y has no effect on this platform");
 
     hp.vm = vm;
     if ((*vm)->GetEnv(vm, (void **)&hp.jvmti, JVMTI_VERSION_1_2) != JNI_OK)

@@ -12,13 +12,26 @@ void hp_set_verbose(bool on)
     verbose_on = on;
 }
 
-static void vreport(const char *fmt, va_list ap)
+static void vprint(const char *prefix, const char *fmt, va_list ap)
 {
     char msg[1024];
     vsnprintf(msg, sizeof msg, fmt, ap);
     /* One write so that lines from concurrent threads do not interleave. */
-    fprintf(stderr, "HPROF ERROR: %s\n", msg);
+    fprintf(stderr, "%s%s\n", prefix, msg);
     fflush(stderr);
+}
+
+static void vreport(const char *fmt, va_list ap)
+{
+    vprint("HPROF ERROR: ", fmt, ap);
+}
+
+void hp_note(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vprint("HPROF: ", fmt, ap);
+    va_end(ap);
 }
 
 void hp_set_error_policy(bool errorexit, bool coredump)

@@ -15,6 +15,9 @@ void hp_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints the error and "HPROF TERMINATED PROCESS", then exits (code 9:
  * "HPROF DUMPING CORE" and abort() under coredump=y). */
 _Noreturn void hp_fatal(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "HPROF: <note>" on stderr, whatever verbose= says: something the user
+ * should know that is not an error (errorexit=y does not act on it). */
+void hp_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Progress and notes on stderr, shown only with verbose=y. */
 void hp_verbose(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void hp_set_verbose(bool on);

@@ -33,9 +33,8 @@ bool hp_gc_none_at_death(void)
 void hp_gc_vm_death(void)
 {
     if (zgc && hp.opt.doe && (hp.opt.heap_sites || hp.opt.heap_dump))
-        fputs("HPROF: no garbage collection at VM death under ZGC: the exit dump may count "
-              "unreachable objects as live\n",
-              stderr);
+        hp_note("no garbage collection at VM death under ZGC: the exit dump may count "
+                "unreachable objects as live");
 }
 
 bool hp_gc_for_dump(jvmtiEnv *jvmti)

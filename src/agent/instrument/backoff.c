@@ -13,6 +13,6 @@ void hp_instr_backoff(int round)
     /* 50 us, doubling to 1 ms: among many more runnable threads than cores,
      * a yield rarely reaches the holder; sleeping waiters let it run. */
     long us = round >= 13 ? 1000 : 50L << (round - 8);
-    struct timespec ts = {0, (us > 1000 ? 1000 : us) * 1000};
+    struct timespec ts = {0, us * 1000};
     nanosleep(&ts, NULL);
 }

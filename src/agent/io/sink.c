@@ -46,10 +46,13 @@ int hp_sink_open_file(const char *name, bool force, bool binary, char **actual)
     if (force && lstat(path, &st) == 0 && S_ISREG(st.st_mode)) (void)remove(path);
     /* Readable if it can be: a heap dump may move the output into the JVM's
      * file (io/writer.h). */
-    int fd = stat(path, &st) == 0 && S_ISFIFO(st.st_mode)
-                 ? open_fifo(path)
-                 : open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0 && errno != ENXIO) fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int fd;
+    if (stat(path, &st) == 0 && S_ISFIFO(st.st_mode)) {
+        fd = open_fifo(path);
+    } else {
+        fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd < 0) fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    }
     if (fd < 0) {
         int e = errno;
         free(path);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define BUFFER_SIZE ((size_t)256 * 1024)
@@ -71,30 +72,37 @@ static void give_up(const char *why)
     cut_to_whole_record();
 }
 
-/* Waits until fd takes more bytes; false once HP_OUT_STALL_MS passed
- * without any (nobody reads the pipe or the peer's window stays shut). */
-static bool wait_writable(int *stalled_ms)
+static int64_t now_ms(void)
 {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Waits until fd takes more bytes; false once HP_OUT_STALL_MS passed since
+ * *since (0: now) without any (nobody reads the pipe or the peer's window
+ * stays shut). */
+static bool wait_writable(int64_t *since)
+{
+    if (*since == 0) *since = now_ms();
     struct pollfd p = {.fd = out.fd, .events = POLLOUT};
-    while (*stalled_ms < HP_OUT_STALL_MS) {
-        int slice = HP_OUT_STALL_MS - *stalled_ms < 100 ? HP_OUT_STALL_MS - *stalled_ms : 100;
-        int r = poll(&p, 1, slice);
+    for (int64_t left; (left = *since + HP_OUT_STALL_MS - now_ms()) > 0;) {
+        int r = poll(&p, 1, (int)left);
         if (r > 0) return true;
         if (r < 0 && errno != EINTR) return false;
-        if (r == 0) *stalled_ms += slice;
     }
     return false;
 }
 
 static void raw_write(const char *p, size_t n)
 {
-    int stalled_ms = 0;
+    int64_t stalled_since = 0;
     while (n > 0 && !out.failed && out.fd >= 0) {
         ssize_t w =
             out.is_socket ? send(out.fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT) : write(out.fd, p, n);
         if (w < 0 && errno == EINTR) continue;
         if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            if (wait_writable(&stalled_ms)) continue;
+            if (wait_writable(&stalled_since)) continue;
             char why[64];
             snprintf(why, sizeof why, "nothing was read for %d s", HP_OUT_STALL_MS / 1000);
             give_up(why);
@@ -104,7 +112,7 @@ static void raw_write(const char *p, size_t n)
             give_up(w < 0 ? strerror(errno) : "no progress");
             return;
         }
-        stalled_ms = 0;
+        stalled_since = 0;
         p += w;
         n -= (size_t)w;
     }

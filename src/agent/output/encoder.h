@@ -28,6 +28,7 @@ struct hp_encoder {
 };
 
 extern const struct hp_encoder hp_ascii_encoder;
+extern const struct hp_encoder hp_binary_encoder;
 
 /* The length of the longest prefix of a file of `size` bytes that ends at a
  * record boundary (ascii: a line end; binary: a whole record after the
@@ -35,8 +36,6 @@ extern const struct hp_encoder hp_ascii_encoder;
  * when a write fails part way (a full disk). */
 uint64_t hp_ascii_whole_prefix(int fd, uint64_t size);
 uint64_t hp_binary_whole_prefix(int fd, uint64_t size);
-
-extern const struct hp_encoder hp_binary_encoder;
 
 void hp_encoder_select(enum hp_format format);
 const struct hp_encoder *hp_encoder(void);

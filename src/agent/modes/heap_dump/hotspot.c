@@ -165,9 +165,8 @@ bool hd_hotspot_dump(JNIEnv *jni)
         hs.unusable = true;
         /* A note, not an HPROF ERROR: the dump is complete either way (and
          * errorexit=y would end a run that works). */
-        fprintf(stderr,
-                "HPROF: heap dump: the JVM's own heap dumper is not available (%s); walking "
-                "the heap with JVM TI instead (slower)\n",
+        hp_note("heap dump: the JVM's own heap dumper is not available (%s); walking the heap "
+                "with JVM TI instead (slower)",
                 why);
         return false;
     }

@@ -47,9 +47,7 @@ static void report(const struct hd_walk *w, const struct hd_stream *s, const str
      * classes loaded after the class list was read are past the snapshot;
      * the dump stays consistent without them. */
     if (w->skipped)
-        fprintf(stderr,
-                "HPROF: heap dump: %" PRIu64
-                " objects of classes loaded during the dump are not in it\n",
+        hp_note("heap dump: %" PRIu64 " objects of classes loaded during the dump are not in it",
                 w->skipped);
     if (w->truncated)
         hp_error("heap dump: %" PRIu64 " arrays too large for a record were truncated",

@@ -3,7 +3,6 @@
  * is rare; the walk reads 9 bytes a record). */
 #include "../encoder.h"
 
-#include <string.h>
 #include <unistd.h>
 
 /* "JAVA PROFILE 1.0.x" and its NUL, u4 ID size, u8 start time. */
