@@ -22,7 +22,39 @@ typedef struct {
     } recent[RECENT];
     uint32_t *frames;
     size_t cap;
+    uint64_t *trace_at; /* dense serial - first_trace -> TRACE offset, or NULL */
+    uint32_t first_trace, ntrace_slots;
 } breader;
+
+/* The agent numbers traces consecutively: when the serials are dense, a plain
+ * array finds each sample's trace in one memory access instead of a probe of
+ * the index's hash map (three arrays), which dominated reading large profiles. */
+static void dense_traces(breader *b)
+{
+    const hp_idmap *m = &b->ix->traces;
+    uint64_t lo = UINT32_MAX, hi = 0;
+    for (size_t i = 0; i < m->cap; i++)
+        if (m->used[i]) {
+            lo = m->keys[i] < lo ? m->keys[i] : lo;
+            hi = m->keys[i] > hi ? m->keys[i] : hi;
+        }
+    if (m->len == 0 || hi - lo >= 2 * m->len + 1024) return;
+    b->trace_at = malloc((hi - lo + 1) * sizeof *b->trace_at);
+    if (!b->trace_at) return; /* the hash map still works */
+    for (uint64_t i = 0; i <= hi - lo; i++)
+        b->trace_at[i] = UINT64_MAX;
+    for (size_t i = 0; i < m->cap; i++)
+        if (m->used[i]) b->trace_at[m->keys[i] - lo] = m->vals[i];
+    b->first_trace = (uint32_t)lo;
+    b->ntrace_slots = (uint32_t)(hi - lo + 1);
+}
+
+static const uint64_t *trace_offset(const breader *b, uint32_t serial)
+{
+    if (!b->trace_at) return hp_idmap_get(&b->ix->traces, serial);
+    uint32_t i = serial - b->first_trace; /* wraps for serials below the first */
+    return i < b->ntrace_slots && b->trace_at[i] != UINT64_MAX ? &b->trace_at[i] : NULL;
+}
 
 static uint32_t model_frame(breader *b, uint64_t frame_id)
 {
@@ -75,7 +107,7 @@ static uint32_t model_frame(breader *b, uint64_t frame_id)
 static int trace_frames(breader *b, uint32_t serial, size_t skip, uint32_t *depth, uint32_t *thread,
                         uint64_t at_offset, hp_error *err)
 {
-    const uint64_t *at = hp_idmap_get(&b->ix->traces, serial);
+    const uint64_t *at = trace_offset(b, serial);
     if (!at) return hp_fail(err, at_offset, "cites TRACE %u, which the file does not have", serial);
     hp_record r;
     hp_rec o;
@@ -164,6 +196,7 @@ static int read_kind(hp_profile_set *set, const hp_index *ix, int kind, hp_error
     b->p = &set->kinds[kind];
     for (size_t i = 0; i < RECENT; i++)
         b->recent[i].frame = UINT32_MAX;
+    dense_traces(b);
     uint64_t stated[HP_PVALUES] = {0}, pos = f->first_record;
     hp_record r;
     hp_rec o;
@@ -184,6 +217,7 @@ static int read_kind(hp_profile_set *set, const hp_index *ix, int kind, hp_error
         rc = hp_fail(err, 0, "out of memory");
     hp_idmap_free(&b->cache);
     free(b->frames);
+    free(b->trace_at);
     free(b);
     return rc;
 }

@@ -28,7 +28,7 @@ uint32_t hp_itab_find(const hp_itab *t, uint64_t hash, hp_itab_eq eq, const void
 int hp_itab_add(hp_itab *t, uint64_t hash, uint32_t index);
 void hp_itab_free(hp_itab *t);
 
-/* FNV-1a over bytes, then a 64-bit finaliser; `seed` chains several fields. */
+/* A multiply-mix hash over 8-byte words, then a 64-bit finaliser; `seed` chains fields. */
 uint64_t hp_hash_bytes(const void *p, size_t n, uint64_t seed);
 
 #endif

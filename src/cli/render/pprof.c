@@ -1,6 +1,6 @@
 /*
  * pprof output: a gzipped perftools.profiles.Profile, built as protobuf-c
- * messages and packed straight into zlib's deflate stream. One Location per
+ * messages, packed a batch of samples at a time and deflated by zlib. One Location per
  * frame (function and line), one Function per name and source file; the
  * string table is the profile's own string pool plus the type names.
  */
@@ -52,43 +52,49 @@ static int ptypes(int kind, const ptype **out)
     }
 }
 
+/* The gzip stream: each message is packed into `packed`, then deflated. */
 typedef struct {
-    ProtobufCBuffer base; /* first: protobuf-c calls append() with it */
     z_stream z;
     FILE *out;
     int failed;
-    size_t pending; /* bytes in in[]: protobuf-c appends a few bytes at a time */
-    unsigned char in[1 << 16], chunk[1 << 16];
+    uint8_t *packed;
+    size_t packed_cap;
+    unsigned char chunk[1 << 16];
 } gz_sink;
 
-static void deflate_pending(gz_sink *s, int flush)
+static void deflate_bytes(gz_sink *s, const uint8_t *data, size_t len, int flush)
 {
-    s->z.next_in = s->in;
-    s->z.avail_in = (uInt)s->pending;
+    s->z.next_in = (Bytef *)data;
+    s->z.avail_in = (uInt)len;
     do {
         s->z.next_out = s->chunk;
         s->z.avail_out = sizeof s->chunk;
         if (deflate(&s->z, flush) == Z_STREAM_ERROR) s->failed = 1;
         size_t n = sizeof s->chunk - s->z.avail_out;
         if (n && fwrite(s->chunk, 1, n, s->out) != n) s->failed = 1;
-    } while (s->z.avail_out == 0 && !s->failed);
-    s->pending = 0;
+    } while ((s->z.avail_out == 0 || s->z.avail_in > 0) && !s->failed);
 }
 
-static void gz_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
+/* Appends one Profile message to the stream. Concatenated messages parse as
+ * one whose repeated fields are joined, so samples go out a batch at a time. */
+static void gz_message(gz_sink *s, const Profile *msg)
 {
-    gz_sink *s = (gz_sink *)b;
-    while (len > 0) {
-        size_t n = sizeof s->in - s->pending < len ? sizeof s->in - s->pending : len;
-        memcpy(s->in + s->pending, data, n);
-        s->pending += n;
-        data += n;
-        len -= n;
-        if (s->pending == sizeof s->in) deflate_pending(s, Z_NO_FLUSH);
+    size_t n = protobuf_c_message_get_packed_size(&msg->base);
+    if (n > s->packed_cap) {
+        uint8_t *b = realloc(s->packed, n);
+        if (!b) {
+            s->failed = 1;
+            return;
+        }
+        s->packed = b;
+        s->packed_cap = n;
     }
+    protobuf_c_message_pack(&msg->base, s->packed);
+    for (size_t at = 0; at < n && !s->failed; at += 1u << 30)
+        deflate_bytes(s, s->packed + at, n - at < (1u << 30) ? n - at : 1u << 30, Z_NO_FLUSH);
 }
 
-/* Everything the message points to, freed together. */
+/* Everything but the samples, freed together. */
 typedef struct {
     char **strings;
     size_t nstrings;
@@ -97,12 +103,8 @@ typedef struct {
     hp_idmap fn_of; /* (name << 32 | source) -> function index */
     Location *locs, **loc_ptrs;
     Line *lines, **line_ptrs;
-    Sample *samples, **sample_ptrs;
-    size_t nsamples;
-    uint64_t *loc_ids;
-    int64_t *values;
-    Label *labels, **label_ptrs;
     ValueType types[4], *type_ptrs[4], period_type;
+    int64_t thread_key;
 } parts;
 
 static void parts_free(parts *m)
@@ -115,12 +117,6 @@ static void parts_free(parts *m)
     free(m->loc_ptrs);
     free(m->lines);
     free(m->line_ptrs);
-    free(m->samples);
-    free(m->sample_ptrs);
-    free(m->loc_ids);
-    free(m->values);
-    free(m->labels);
-    free(m->label_ptrs);
 }
 
 static int64_t add_string(parts *m, const char *s)
@@ -172,70 +168,93 @@ static int64_t clamp64(uint64_t v, int64_t scale)
     return v > (uint64_t)(INT64_MAX / scale) ? INT64_MAX : (int64_t)v * scale;
 }
 
-static int build_samples(parts *m, const hp_profile *p, const ptype *t, int nt,
-                         const hp_render_opts *o, int64_t thread_key)
+/* Samples are packed BATCH at a time, so their messages take memory for one
+ * batch, not for every stack of the profile. */
+enum { BATCH = 4096 };
+
+typedef struct {
+    Sample samples[BATCH], *ptrs[BATCH];
+    Label labels[BATCH], *label_ptrs[BATCH];
+    int64_t values[BATCH * 4];
+    uint64_t *loc_ids; /* the batch's stacks' frames, as location IDs */
+    uint64_t loc_len, loc_cap;
+    size_t n;
+} sample_batch;
+
+static void flush_batch(gz_sink *s, sample_batch *b)
 {
-    size_t n = p->nstacks ? p->nstacks : 1;
-    m->samples = calloc(n, sizeof *m->samples);
-    m->sample_ptrs = calloc(n, sizeof *m->sample_ptrs);
-    m->loc_ids = malloc((p->nstack_frames ? p->nstack_frames : 1) * sizeof *m->loc_ids);
-    m->values = calloc(n * (size_t)nt, sizeof *m->values);
-    m->labels = calloc(n, sizeof *m->labels);
-    m->label_ptrs = calloc(n, sizeof *m->label_ptrs);
-    if (!m->samples || !m->sample_ptrs || !m->loc_ids || !m->values || !m->labels || !m->label_ptrs)
-        return -1;
-    for (uint64_t i = 0; i < p->nstack_frames; i++)
-        m->loc_ids[i] = (uint64_t)p->stack_frames[i] + 1;
-    size_t k = 0;
-    for (uint32_t s = 0; s < p->nstacks; s++) {
-        const hp_pstack *st = &p->stacks[s];
-        Sample *x = &m->samples[k];
-        perftools__profiles__sample__init(x);
-        x->n_location_id = st->depth;
-        x->location_id = m->loc_ids + st->first;
-        x->n_value = (size_t)nt;
-        x->value = m->values + k * (size_t)nt;
-        int any = 0;
-        for (int j = 0; j < nt; j++) {
-            int64_t scale = t[j].per_interval ? o->interval_ms * 1000000 : t[j].scale;
-            x->value[j] = clamp64(st->v[t[j].from], scale);
-            any |= x->value[j] != 0;
-        }
-        const uint64_t *name = hp_idmap_get(&p->thread_names, st->thread);
-        if (st->thread && name) {
-            perftools__profiles__label__init(&m->labels[k]);
-            m->labels[k].key = thread_key;
-            m->labels[k].str = (int64_t)*name;
-            m->label_ptrs[k] = &m->labels[k];
-            x->n_label = 1;
-            x->label = &m->label_ptrs[k];
-        }
-        if (any) m->sample_ptrs[k++] = x;
+    Profile msg;
+    perftools__profiles__profile__init(&msg);
+    msg.n_sample = b->n;
+    msg.sample = b->ptrs;
+    if (b->n) gz_message(s, &msg);
+    b->n = 0;
+    b->loc_len = 0;
+}
+
+/* Adds the stack to the batch unless all its values are zero. 0 or -1 (OOM). */
+static int batch_stack(sample_batch *b, const hp_profile *p, const hp_pstack *st, const ptype *t,
+                       int nt, const hp_render_opts *o, int64_t thread_key)
+{
+    Sample *x = &b->samples[b->n];
+    perftools__profiles__sample__init(x);
+    x->n_value = (size_t)nt;
+    x->value = b->values + b->n * 4;
+    int any = 0;
+    for (int j = 0; j < nt; j++) {
+        int64_t scale = t[j].per_interval ? o->interval_ms * 1000000 : t[j].scale;
+        x->value[j] = clamp64(st->v[t[j].from], scale);
+        any |= x->value[j] != 0;
     }
-    m->nsamples = k;
+    if (!any) return 0;
+    if (b->loc_len + st->depth > b->loc_cap) {
+        uint64_t cap = (b->loc_len + st->depth) * 2;
+        uint64_t *v = realloc(b->loc_ids, cap * sizeof *v);
+        if (!v) return -1;
+        /* earlier samples of the batch point into the old array */
+        for (size_t i = 0; i < b->n; i++)
+            b->samples[i].location_id = v + (b->samples[i].location_id - b->loc_ids);
+        b->loc_ids = v;
+        b->loc_cap = cap;
+    }
+    const uint32_t *frames = p->stack_frames + st->first;
+    x->n_location_id = st->depth;
+    x->location_id = b->loc_ids + b->loc_len;
+    for (uint32_t i = 0; i < st->depth; i++)
+        x->location_id[i] = (uint64_t)frames[i] + 1;
+    b->loc_len += st->depth;
+    const uint64_t *name = st->thread ? hp_idmap_get(&p->thread_names, st->thread) : NULL;
+    if (name) {
+        perftools__profiles__label__init(&b->labels[b->n]);
+        b->labels[b->n].key = thread_key;
+        b->labels[b->n].str = (int64_t)*name;
+        b->label_ptrs[b->n] = &b->labels[b->n];
+        x->n_label = 1;
+        x->label = &b->label_ptrs[b->n];
+    }
+    b->ptrs[b->n++] = x;
     return 0;
 }
 
-static int pack_gzip(FILE *out, const Profile *msg)
+static int write_samples(gz_sink *s, const hp_profile *p, const hp_render_opts *o,
+                         int64_t thread_key)
 {
-    gz_sink *s = calloc(1, sizeof *s);
-    if (!s) return -1;
-    s->base.append = gz_append;
-    s->out = out;
-    /* windowBits 15 + 16: a gzip header and trailer, as pprof expects; level 1:
-     * most of the size for a fraction of the time */
-    if (deflateInit2(&s->z, 1, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY) != Z_OK) {
-        free(s);
-        return -1;
+    const ptype *t;
+    int nt = ptypes(p->kind, &t);
+    sample_batch *b = calloc(1, sizeof *b);
+    if (!b) return -1;
+    int rc = 0;
+    for (uint32_t i = 0; i < p->nstacks && rc == 0 && !s->failed; i++) {
+        rc = batch_stack(b, p, &p->stacks[i], t, nt, o, thread_key);
+        if (b->n == BATCH) flush_batch(s, b);
     }
-    protobuf_c_message_pack_to_buffer(&msg->base, &s->base);
-    deflate_pending(s, Z_FINISH);
-    deflateEnd(&s->z);
-    int failed = s->failed;
-    free(s);
-    return failed ? -1 : 0;
+    flush_batch(s, b);
+    free(b->loc_ids);
+    free(b);
+    return rc;
 }
 
+/* The message of everything but the samples. */
 static int build(parts *m, Profile *msg, const hp_profile *p, const hp_render_opts *o)
 {
     const ptype *t;
@@ -250,15 +269,13 @@ static int build(parts *m, Profile *msg, const hp_profile *p, const hp_render_op
         m->types[j].unit = add_string(m, t[j].unit);
         m->type_ptrs[j] = &m->types[j];
     }
-    int64_t thread_key = add_string(m, "thread");
-    if (build_code(m, p) || build_samples(m, p, t, nt, o, thread_key)) return -1;
+    m->thread_key = add_string(m, "thread");
+    if (build_code(m, p)) return -1;
     perftools__profiles__value_type__init(&m->period_type);
     m->period_type.type = add_string(m, p->kind == HP_PK_SITES ? "space" : "cpu");
     m->period_type.unit = add_string(m, p->kind == HP_PK_SITES ? "bytes" : "nanoseconds");
     msg->n_sample_type = (size_t)nt;
     msg->sample_type = m->type_ptrs;
-    msg->n_sample = m->nsamples;
-    msg->sample = m->sample_ptrs;
     msg->n_location = p->nframes;
     msg->location = m->loc_ptrs;
     msg->n_function = m->nfns;
@@ -283,8 +300,28 @@ int hp_render_pprof(FILE *out, const hp_profile *p, const hp_render_opts *o, hp_
     parts m = {0};
     Profile msg;
     perftools__profiles__profile__init(&msg);
-    int rc = build(&m, &msg, p, o);
-    if (rc == 0) rc = pack_gzip(out, &msg);
+    gz_sink *s = calloc(1, sizeof *s);
+    int rc = s ? 0 : -1;
+    /* windowBits 15 + 16: a gzip header and trailer, as pprof expects; level 1:
+     * most of the size for a fraction of the time */
+    if (rc == 0 && deflateInit2(&s->z, 1, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY) != Z_OK) {
+        free(s);
+        s = NULL;
+        rc = -1;
+    }
+    if (rc == 0) rc = build(&m, &msg, p, o);
+    if (rc == 0) {
+        s->out = out;
+        gz_message(s, &msg);
+        rc = write_samples(s, p, o, m.thread_key);
+        deflate_bytes(s, NULL, 0, Z_FINISH);
+        rc = rc || s->failed ? -1 : 0;
+    }
+    if (s) {
+        deflateEnd(&s->z);
+        free(s->packed);
+        free(s);
+    }
     parts_free(&m);
     return rc ? hp_fail(err, 0, "out of memory or write error") : 0;
 }
