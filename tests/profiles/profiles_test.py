@@ -4,6 +4,7 @@ threads; allocBig() allocates 1000 byte[4096], allocSmall() 5000 Integer[2]).
 Totals are checked against the totals the files state, read here
 independently of hprof. Usage (from CTest):
   profiles_test.py --java-home H --agent LIB --jar JAR --lib DIR --work DIR --cli HPROF"""
+import gzip
 import json
 import os
 import re
@@ -307,6 +308,36 @@ def make_case(env):
                 # its flat count is what the folded stacks ending in it add up to
                 flat = collapsed(name, "--kind", kind, "--value", value)
                 self.assertEqual(int(rows[0][0]), ending(flat, ";" + top), name)
+
+        def test_gzipped_inputs_read_as_the_plain_files(self):
+            def read(path):
+                with open(path, "rb") as f:
+                    return f.read()
+
+            def outputs(cmd, *inputs):
+                out = os.path.join(env.work, "gz.out")
+                hprof(cmd, *inputs, "-o", out, *(("--title", "t") if cmd == "flame" else ()))
+                return re.sub(rb'<span id="source">.*?</span>', b"", read(out))  # the file name
+
+            for name in ("samples_a", "samples_b", "sites_b", "times_a", "old_a"):
+                gz = files[name] + ".gz"
+                with gzip.open(gz, "wb") as g:
+                    g.write(read(files[name]))
+                files[name + ".gz"] = gz
+                self.assertEqual(collapsed(name + ".gz"), collapsed(name), name)
+                for cmd in ("pprof", "flame"):
+                    self.assertEqual(outputs(cmd, gz), outputs(cmd, files[name]), f"{name} {cmd}")
+                self.assertEqual(outputs("merge", gz, gz), outputs("merge", files[name], files[name]),
+                                 name)
+                self.assertEqual(hprof("diff", gz, files[name]).stdout, b"", name)
+            cut = os.path.join(env.work, "cut.hprof.gz")
+            with open(cut, "wb") as f:
+                f.write(read(files["samples_b.gz"])[:-20])
+            for cmd in ("collapsed", "pprof", "flame", "merge"):
+                r = hprof(cmd, cut, "-o", os.path.join(env.work, "cut.out"), check=False)
+                self.assertEqual(r.returncode, 1, cmd)
+                self.assertEqual(r.stderr.decode().splitlines(),
+                                 [f"hprof: error: {cut}: gzip member truncated"], cmd)
 
     return ProfilesTest
 

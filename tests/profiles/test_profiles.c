@@ -218,6 +218,57 @@ static void check_merge_doubles(const char *name, const char *buf, size_t n)
     free(out);
 }
 
+/* The value of thread `name`'s rank-th thread (by merged serial) in p. */
+static uint64_t thread_value(const hp_profile *p, const char *name, int rank)
+{
+    uint32_t serials[8];
+    int n = 0;
+    for (size_t i = 0; i < p->thread_names.cap; i++)
+        if (p->thread_names.used[i] &&
+            !strcmp(hp_profile_str(p, (uint32_t)p->thread_names.vals[i]), name))
+            serials[n++] = (uint32_t)p->thread_names.keys[i];
+    for (int i = 1; i < n; i++) /* insertion sort: a handful of serials */
+        for (int j = i; j > 0 && serials[j - 1] > serials[j]; j--) {
+            uint32_t t = serials[j];
+            serials[j] = serials[j - 1];
+            serials[j - 1] = t;
+        }
+    uint64_t v = 0;
+    for (uint32_t s = 0; rank < n && s < p->nstacks; s++)
+        if (p->stacks[s].thread == serials[rank]) v += p->stacks[s].v[0];
+    return rank < n ? v : UINT64_MAX;
+}
+
+/* Threads merge by name and rank: "main" with "main", the n-th "pool" of
+ * one input with the n-th of the other, whatever their serials. */
+static void test_merge_threads_by_name_and_rank(void **state)
+{
+    (void)state;
+    hp_profile_set in[2], merged;
+    char *text[2];
+    hp_error e;
+    const char *names[2] = {"ascii_threads.txt", "ascii_threads_b.txt"};
+    load_corpus(names[0], &in[0], &text[0]);
+    load_corpus(names[1], &in[1], &text[1]);
+    assert_int_equal(hp_merge(&merged, in, 1, names, &e), 0);
+    const hp_profile *p = &merged.kinds[HP_PK_SAMPLES];
+    assert_int_equal(thread_value(p, "pool", 0), 2);
+    assert_int_equal(thread_value(p, "pool", 1), 4);
+    assert_int_equal(thread_value(p, "main", 0), 1);
+    hp_profile_set_free(&merged);
+    assert_int_equal(hp_merge(&merged, in, 2, names, &e), 0);
+    assert_int_equal(thread_value(p, "pool", 0), 2 + 20);
+    assert_int_equal(thread_value(p, "pool", 1), 4);
+    assert_int_equal(thread_value(p, "pool", 2), UINT64_MAX);
+    assert_int_equal(thread_value(p, "main", 0), 1 + 10);
+    assert_int_equal(thread_value(p, "main", 1), UINT64_MAX);
+    hp_profile_set_free(&merged);
+    for (int i = 0; i < 2; i++) {
+        hp_profile_set_free(&in[i]);
+        free(text[i]);
+    }
+}
+
 /* The corpus (seeds and fuzzer finds) through the loader and every renderer. */
 static void test_corpus(void **state)
 {
@@ -245,9 +296,13 @@ static void test_corpus(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ascii_samples),      cmocka_unit_test(test_ascii_times_and_sites),
-        cmocka_unit_test(test_ascii_old),          cmocka_unit_test(test_ascii_errors),
-        cmocka_unit_test(test_binary_truncations), cmocka_unit_test(test_corpus),
+        cmocka_unit_test(test_ascii_samples),
+        cmocka_unit_test(test_ascii_times_and_sites),
+        cmocka_unit_test(test_ascii_old),
+        cmocka_unit_test(test_ascii_errors),
+        cmocka_unit_test(test_binary_truncations),
+        cmocka_unit_test(test_corpus),
+        cmocka_unit_test(test_merge_threads_by_name_and_rank),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,8 @@
 /*
  * `hprof merge`: one profile from many. Every kind the inputs have is merged:
  * strings, frames and stacks are interned again (so traces and frames are
- * deduplicated and renumbered), threads are matched by name, values summed.
+ * deduplicated and renumbered), threads are matched by name and rank (see
+ * merge.c), values summed.
  * The result is written in the first input's format.
  */
 #ifndef HPROF_CLI_RENDER_MERGE_H
