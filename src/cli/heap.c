@@ -16,7 +16,7 @@ typedef struct {
     const hp_file *f;
     const hp_heap_iter *it;
     const uint8_t *p, *end;
-    const char *what; /* sub-record name, for messages */
+    uint8_t tag; /* the sub-record's, named in messages only (hp_sub_name) */
     hp_error *err;
 } cur;
 
@@ -32,7 +32,7 @@ static int need(cur *c, uint64_t n, const char *field)
     return hp_fail(c->err, off(c),
                    "%s truncated in %s (%llu bytes left in the %s record at offset %llu, "
                    "need %llu)",
-                   c->what, field, (unsigned long long)(c->end - c->p),
+                   hp_sub_name(c->tag), field, (unsigned long long)(c->end - c->p),
                    hp_tag_name(c->it->record_tag), (unsigned long long)c->it->record_offset,
                    (unsigned long long)n);
 }
@@ -82,7 +82,8 @@ static int type(cur *c, uint8_t *t, unsigned *size, const char *field)
     if (u1(c, t, field)) return -1;
     *size = hp_type_size(*t, c->f->id_size);
     if (*size == 0)
-        return hp_fail(c->err, at, "%s has invalid basic type %u in %s", c->what, *t, field);
+        return hp_fail(c->err, at, "%s has invalid basic type %u in %s", hp_sub_name(c->tag), *t,
+                       field);
     return 0;
 }
 
@@ -126,7 +127,8 @@ static int prim_array(cur *c, hp_sub *s, int with_data)
     at = off(c);
     if (u1(c, &s->elem_type, "element type")) return -1;
     if (!hp_is_prim_type(s->elem_type))
-        return hp_fail(c->err, at, "%s has invalid element type %u", c->what, s->elem_type);
+        return hp_fail(c->err, at, "%s has invalid element type %u", hp_sub_name(c->tag),
+                       s->elem_type);
     if (!with_data) return 0;
     s->data = c->p;
     s->data_len = (uint64_t)s->count * hp_type_size(s->elem_type, c->f->id_size);
@@ -193,7 +195,7 @@ int hp_heap_next(const hp_file *f, hp_heap_iter *it, hp_sub *s, hp_error *err)
     memset(s, 0, sizeof *s);
     s->tag = *it->p;
     s->offset = (uint64_t)(it->p - f->base);
-    cur c = {f, it, it->p + 1, it->end, hp_sub_name(s->tag), err};
+    cur c = {f, it, it->p + 1, it->end, s->tag, err};
     int rc = body(&c, s);
     if (rc == -2) return hp_fail(err, s->offset, "unknown heap dump sub-record tag 0x%02x", s->tag);
     if (rc != 0) return -1;

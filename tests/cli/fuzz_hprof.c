@@ -58,8 +58,9 @@ static void web_pages(const hp_file *f, FILE *sink)
     if (hp_web_open(&w, f, &o, sink) != HP_EXIT_OK) return;
     char first[32] = "0", last[32] = "0", cls[32] = "0";
     if (w.h.g.obj.n) {
-        snprintf(first, sizeof first, "%llu", (unsigned long long)w.h.g.obj.ids[0]);
-        snprintf(last, sizeof last, "%llu", (unsigned long long)w.h.g.obj.ids[w.h.g.obj.n - 1]);
+        snprintf(first, sizeof first, "%llu", (unsigned long long)hp_objects_id(&w.h.g.obj, 0));
+        snprintf(last, sizeof last, "%llu",
+                 (unsigned long long)hp_objects_id(&w.h.g.obj, w.h.g.obj.n - 1));
     }
     if (w.h.g.classes.n)
         snprintf(cls, sizeof cls, "%llu", (unsigned long long)w.h.g.classes.v[0].id);

@@ -105,7 +105,7 @@ static void check_graph(const rgraph *r)
         assert_int_equal(hp_dom_retained(&d, obj), want);
         /* The immediate dominator is the strict dominator that all others dominate. */
         uint32_t id = hp_dom_idom(&d, obj);
-        int idom = id == HP_NO_OBJECT ? r->n : (int)(g.obj.ids[id] - BASE) / 16;
+        int idom = id == HP_NO_OBJECT ? r->n : (int)(hp_objects_id(&g.obj, id) - BASE) / 16;
         assert_true(dom[v] >> idom & 1);
         assert_true(idom != v);
         for (int u = 0; u < r->n; u++)

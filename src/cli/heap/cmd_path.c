@@ -15,7 +15,7 @@ static int print_path(const hp_heap *h, const hp_paths *p, uint32_t obj, int fir
     uint32_t *chain;
     size_t len = hp_paths_chain(p, obj, &chain);
     hp_graph_describe(&h->g, obj, what, sizeof what);
-    uint64_t id = h->g.obj.ids[obj], shallow = hp_graph_shallow(&h->g, obj);
+    uint64_t id = hp_objects_id(&h->g.obj, obj), shallow = hp_graph_shallow(&h->g, obj);
     uint64_t retained = hp_dom_retained(&h->d, obj);
     if (o->json) {
         fprintf(out, "%s{\"id\":\"0x%" PRIx64 "\",\"class\":", first ? "" : ",", id);

@@ -56,7 +56,7 @@ static int print_suspect(const ctx *c, const hp_suspect *s, size_t i, hp_error *
     uint64_t total = c->h->d.retained[0];
     double pct = total ? 100.0 * (double)s->retained / (double)total : 0;
     hp_graph_describe(&c->h->g, s->object, what, sizeof what);
-    uint64_t id = c->h->g.obj.ids[s->object];
+    uint64_t id = hp_objects_id(&c->h->g.obj, s->object);
     if (c->o->json) {
         fprintf(c->out, "%s{\"kind\":\"%s\",\"retained\":%" PRIu64 ",\"id\":\"0x%" PRIx64 "\"",
                 i ? "," : "", s->row ? "class" : "object", s->retained, id);
@@ -75,7 +75,7 @@ static int print_suspect(const ctx *c, const hp_suspect *s, size_t i, hp_error *
     }
     if (!s->row) {
         char where[512];
-        uint64_t at = c->h->g.obj.ids[s->accumulation];
+        uint64_t at = hp_objects_id(&c->h->g.obj, s->accumulation);
         hp_graph_describe(&c->h->g, s->accumulation, where, sizeof where);
         if (c->o->json) {
             fprintf(c->out, ",\"accumulation\":{\"id\":\"0x%" PRIx64 "\",\"class\":", at);

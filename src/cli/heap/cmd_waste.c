@@ -15,14 +15,15 @@ static void print_sample(FILE *out, const hp_heap *h, const hp_paths *p, const h
     size_t len = hp_paths_chain(p, k->sample, &chain);
     hp_graph_describe(&h->g, k->sample, what, sizeof what);
     if (json) {
-        fprintf(out, ",\"sample\":{\"id\":\"0x%" PRIx64 "\",\"class\":", h->g.obj.ids[k->sample]);
+        fprintf(out, ",\"sample\":{\"id\":\"0x%" PRIx64 "\",\"class\":",
+                hp_objects_id(&h->g.obj, k->sample));
         hp_json_string(out, what);
         fprintf(out, ",\"bytes\":%" PRIu64 ",\"path\":[", k->sample_bytes);
         hp_print_chain(out, &h->g, chain, len, 1);
         fputs("]}", out);
     } else {
-        fprintf(out, "  sample 0x%016" PRIx64 " %s, %" PRIu64 " bytes:\n", h->g.obj.ids[k->sample],
-                what, k->sample_bytes);
+        fprintf(out, "  sample 0x%016" PRIx64 " %s, %" PRIu64 " bytes:\n",
+                hp_objects_id(&h->g.obj, k->sample), what, k->sample_bytes);
         hp_print_chain(out, &h->g, chain, len, 0);
     }
     free(chain);

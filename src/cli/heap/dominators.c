@@ -3,10 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int bit(const uint8_t *b, uint32_t i)
-{
-    return b[i >> 3] >> (i & 7) & 1;
-}
+#include "heap/dominators_work.h"
+
+enum { CHUNK = 1 << 16 }; /* objects per read of a spilled array */
+
 static void set_bit(uint8_t *b, uint32_t i)
 {
     b[i >> 3] |= (uint8_t)(1u << (i & 7));
@@ -18,7 +18,7 @@ static int mark_reachable(hp_domtree *d, const hp_graph *g)
     uint32_t *queue = malloc(((size_t)g->obj.n + 1) * sizeof *queue), head = 0, tail = 0;
     if (!queue) return -1;
     for (size_t r = 0; r < g->nroots; r++)
-        if (!bit(d->reachable, g->roots[r].object)) {
+        if (!hp_bit(d->reachable, g->roots[r].object)) {
             set_bit(d->reachable, g->roots[r].object);
             queue[tail++] = g->roots[r].object;
         }
@@ -26,7 +26,7 @@ static int mark_reachable(hp_domtree *d, const hp_graph *g)
         uint32_t v = queue[head++];
         for (uint32_t e = g->out_start[v]; e < g->out_start[v + 1]; e++) {
             uint32_t t = g->out[e];
-            if ((t & HP_WEAK_EDGE) || bit(d->reachable, t)) continue;
+            if ((t & HP_WEAK_EDGE) || hp_bit(d->reachable, t)) continue;
             set_bit(d->reachable, t);
             queue[tail++] = t;
         }
@@ -36,166 +36,196 @@ static int mark_reachable(hp_domtree *d, const hp_graph *g)
 }
 
 typedef struct {
-    uint32_t *v, *pos;
+    uint32_t *obj, *pos, *k;
     size_t len, cap;
 } dfs_stack;
 
-static int visit(hp_domtree *d, dfs_stack *st, uint32_t *parent, uint32_t *next, uint32_t obj,
-                 uint32_t from, const hp_graph *g)
+/* Where the DFS puts vertex[] (preorder number -> object): straight into
+ * d->vertex when it is in memory, else streamed to the spill file. */
+typedef struct {
+    hp_domtree *d;
+    hp_spill *sp;
+    uint32_t *buf, len, next;
+    int rc;
+} vertex_out;
+
+static void flush_vertices(vertex_out *o)
 {
-    if (d->pre[obj]) return 0;
+    if (o->d->vertex)
+        memcpy(o->d->vertex + o->next - o->len, o->buf, (size_t)o->len * 4);
+    else if (hp_spill_append(o->sp, HP_SEC_VERTEX, o->buf, (size_t)o->len * 4) != 0)
+        o->rc = -1;
+    o->len = 0;
+}
+
+static void put_vertex(vertex_out *o, uint32_t obj)
+{
+    o->buf[o->len++] = obj;
+    o->next++;
+    if (o->len == CHUNK) flush_vertices(o);
+}
+
+static int push(dfs_stack *st, uint32_t obj, uint32_t pos, uint32_t k)
+{
     if (st->len == st->cap) {
         size_t cap = st->cap ? st->cap * 2 : 1024;
-        uint32_t *v = realloc(st->v, cap * sizeof *v);
-        if (v) st->v = v;
-        uint32_t *pos = v ? realloc(st->pos, cap * sizeof *pos) : NULL;
-        if (!pos) return -1;
-        st->pos = pos;
+        uint32_t *a = realloc(st->obj, cap * 4), *b = a ? realloc(st->pos, cap * 4) : NULL;
+        if (a) st->obj = a;
+        if (b) st->pos = b;
+        uint32_t *c = b ? realloc(st->k, cap * 4) : NULL;
+        if (!c) return -1;
+        st->k = c;
         st->cap = cap;
     }
-    uint32_t k = ++*next;
-    d->pre[obj] = k;
-    d->vertex[k] = obj;
-    parent[k] = from;
-    st->v[st->len] = obj;
-    st->pos[st->len++] = g->out_start[obj];
+    st->obj[st->len] = obj;
+    st->pos[st->len] = pos;
+    st->k[st->len++] = k;
     return 0;
 }
 
-/* Depth-first preorder from the virtual root over all edges; parent[] gets the tree. */
-static int number_dfs(hp_domtree *d, const hp_graph *g, uint32_t *parent, const uint8_t *top)
+static int visit(vertex_out *o, dfs_stack *st, uint8_t *seen, uint32_t *parent, uint32_t obj,
+                 uint32_t from, const hp_graph *g)
+{
+    if (hp_bit(seen, obj)) return 0;
+    set_bit(seen, obj);
+    parent[o->next] = from;
+    uint32_t k = o->next;
+    put_vertex(o, obj);
+    return push(st, obj, g->out_start[obj], k);
+}
+
+/* Depth-first preorder from the virtual root over all edges: parent[] gets
+ * the tree, vertex[] the order. */
+static int number_dfs(vertex_out *o, const hp_graph *g, uint32_t *parent, const uint8_t *top)
 {
     dfs_stack st = {0};
-    uint32_t next = 0;
-    int rc = 0;
+    uint8_t *seen = calloc((size_t)g->obj.n / 8 + 1, 1);
+    int rc = seen ? 0 : -1;
+    put_vertex(o, 0); /* vertex[0]: the virtual root */
     /* The virtual root's children: GC roots in file order, then the unreachable. */
     for (size_t r = 0; r <= g->nroots + g->obj.n && rc == 0; r++) {
         uint32_t start = r < g->nroots ? g->roots[r].object : (uint32_t)(r - g->nroots - 1);
-        if (r == g->nroots || (r > g->nroots && !bit(top, start))) continue;
-        rc = visit(d, &st, parent, &next, start, 0, g);
+        if (r == g->nroots || (r > g->nroots && !hp_bit(top, start))) continue;
+        rc = visit(o, &st, seen, parent, start, 0, g);
         while (st.len > 0 && rc == 0) {
-            uint32_t v = st.v[st.len - 1];
-            if (st.pos[st.len - 1] == g->out_start[v + 1]) {
+            size_t i = st.len - 1;
+            if (st.pos[i] == g->out_start[st.obj[i] + 1]) {
                 st.len--;
                 continue;
             }
-            uint32_t t = HP_EDGE_TARGET(g->out[st.pos[st.len - 1]++]);
-            rc = visit(d, &st, parent, &next, t, d->pre[v], g);
+            uint32_t t = HP_EDGE_TARGET(g->out[st.pos[i]++]);
+            rc = visit(o, &st, seen, parent, t, st.k[i], g);
         }
     }
-    free(st.v);
+    flush_vertices(o);
+    free(seen);
+    free(st.obj);
     free(st.pos);
-    return rc;
+    free(st.k);
+    return rc || o->rc ? -1 : 0;
 }
 
-typedef struct {
-    uint32_t *v;
-    size_t cap;
-} path_stack;
-
-/* Minimal label on the forest path from u, compressing it (vertices > w are linked).
- * Returns UINT32_MAX if the path stack cannot grow. */
-static uint32_t eval(uint32_t u, uint32_t w, uint32_t *anc, uint32_t *label, path_stack *st)
+/* Retained bytes: each strongly reachable object's shallow size, summed up the tree. */
+static int sum_retained(hp_domtree *d, const hp_graph *g, const hp_spill *sp)
 {
-    if (u <= w) return u;
-    size_t top = 0;
-    uint32_t x = u;
-    while (anc[x] > w) {
-        if (top == st->cap) {
-            size_t cap = st->cap ? 2 * st->cap : 1024;
-            uint32_t *v = realloc(st->v, cap * sizeof *v);
-            if (!v) return UINT32_MAX;
-            st->v = v;
-            st->cap = cap;
+    uint32_t *pre = malloc(CHUNK * 4), *shallow = malloc(CHUNK * 4);
+    int rc = pre && shallow ? 0 : -1;
+    for (uint32_t at = 0; at < d->n && rc == 0; at += CHUNK) {
+        uint32_t len = d->n - at < CHUNK ? d->n - at : CHUNK;
+        const uint32_t *p = hp_spill_read(sp, HP_SEC_PRE, d->pre, (size_t)at * 4, len * 4, pre);
+        const uint32_t *s =
+            hp_spill_read(sp, HP_SEC_SHALLOW, g->shallow, (size_t)at * 4, len * 4, shallow);
+        if (!p || !s) {
+            rc = -1;
+            break;
         }
-        st->v[top++] = x;
-        x = anc[x];
-    }
-    uint32_t *stack = st->v;
-    while (top > 0) {
-        uint32_t y = stack[--top], a = anc[y];
-        if (label[a] < label[y]) label[y] = label[a];
-        anc[y] = anc[a];
-    }
-    return label[u];
-}
-
-/* Semidominators in reverse preorder, then idom by walking up to the semidominator. */
-static int semi_nca(hp_domtree *d, const hp_graph *g, uint32_t *parent, const uint8_t *top)
-{
-    uint32_t n = g->obj.n, *pstart, *psrc;
-    uint32_t *semi = malloc(((size_t)n + 1) * sizeof *semi);
-    uint32_t *label = malloc(((size_t)n + 1) * sizeof *label);
-    uint32_t *anc = malloc(((size_t)n + 1) * sizeof *anc);
-    path_stack stack = {0};
-    int rc = hp_graph_preds(g, &pstart, &psrc);
-    if (!semi || !label || !anc) rc = -1;
-    for (uint32_t w = n; w >= 1 && rc == 0; w--) {
-        uint32_t obj = d->vertex[w], s = w;
-        if (bit(top, obj)) s = 0; /* a child of the virtual root */
-        for (uint32_t e = pstart[obj]; e < pstart[obj + 1] && s > 0; e++) {
-            uint32_t c = eval(d->pre[psrc[e]], w, anc, label, &stack);
-            if (c == UINT32_MAX) rc = -1;
-            if (c < s) s = c;
-        }
-        semi[w] = label[w] = s;
-        anc[w] = parent[w];
-    }
-    if (rc == 0) { /* parent is d->idom: each entry becomes the idom, smaller ones first */
-        d->idom[0] = 0;
-        for (uint32_t w = 1; w <= n; w++) {
-            uint32_t i = parent[w];
-            while (i > semi[w])
-                i = d->idom[i];
-            d->idom[w] = i;
+        for (uint32_t i = 0; i < len; i++) {
+            uint64_t bytes = s[i], off;
+            if (!hp_dom_reachable(d, at + i)) {
+                bytes = 0;
+            } else if (bytes == UINT32_MAX) { /* too large for the array: from the sub-record */
+                const uint64_t *o = hp_spill_read(sp, HP_SEC_OFFSETS, g->obj.offsets,
+                                                  (size_t)(at + i) * 8, 8, &off);
+                bytes = o ? hp_graph_size_at(g, *o) : 0;
+            }
+            d->retained[p[i]] = bytes;
         }
     }
-    free(pstart);
-    free(psrc);
-    free(semi);
-    free(label);
-    free(anc);
-    free(stack.v);
-    return rc;
-}
-
-static void sum_retained(hp_domtree *d, const hp_graph *g)
-{
-    for (uint32_t w = 1; w <= g->obj.n; w++)
-        d->retained[w] = hp_dom_reachable(d, d->vertex[w]) ? hp_graph_shallow(g, d->vertex[w]) : 0;
+    free(pre);
+    free(shallow);
     d->retained[0] = 0;
-    for (uint32_t w = g->obj.n; w >= 1; w--)
+    for (uint32_t w = d->n; w >= 1; w--)
         d->retained[d->idom[w]] += d->retained[w];
+    return rc;
 }
 
-int hp_dominators(hp_domtree *d, const hp_graph *g, hp_error *err)
+/* pre[] is vertex[] inverted. */
+static int invert_vertex(hp_domtree *d, const hp_spill *sp)
+{
+    uint32_t *vertex = malloc(CHUNK * 4);
+    int rc = vertex && (d->pre = malloc(((size_t)d->n + 1) * 4)) ? 0 : -1;
+    for (uint32_t at = 1; at <= d->n && rc == 0; at += CHUNK) {
+        uint32_t len = d->n + 1 - at < CHUNK ? d->n + 1 - at : CHUNK;
+        const uint32_t *v =
+            hp_spill_read(sp, HP_SEC_VERTEX, d->vertex, (size_t)at * 4, len * 4, vertex);
+        if (!v) rc = -1;
+        for (uint32_t i = 0; v && i < len; i++)
+            d->pre[v[i]] = at + i;
+    }
+    free(vertex);
+    return rc;
+}
+
+/* Reachability, the predecessor lists the semidominator pass needs, and the
+ * DFS numbering; afterwards the edges are no longer needed in memory. */
+static int prepare(hp_domtree *d, hp_graph *g, hp_spill *sp, hp_dom_work *w)
 {
     uint32_t n = g->obj.n;
-    size_t bits = (size_t)n / 8 + 1;
+    uint8_t *top = calloc((size_t)n / 8 + 1, 1); /* children of the virtual root */
+    if (!top || mark_reachable(d, g) != 0) {
+        free(top);
+        return -1;
+    }
+    for (size_t r = 0; r < g->nroots; r++)
+        set_bit(top, g->roots[r].object);
+    for (uint32_t i = 0; i < n; i++)
+        if (!hp_dom_reachable(d, i)) set_bit(top, i);
+    vertex_out o = {d, sp, malloc(CHUNK * 4), 0, 0, 0};
+    int rc = hp_dom_work_init(w, g, top) == 0 && o.buf ? 0 : -1;
+    if (rc == 0 && sp->fd < 0 && !(d->vertex = malloc(((size_t)n + 1) * 4))) rc = -1;
+    if (rc == 0) rc = number_dfs(&o, g, d->idom, w->top);
+    free(o.buf);
+    hp_spill_drop(sp, &g->out_start);
+    hp_spill_drop(sp, &g->out);
+    if (rc == 0) rc = invert_vertex(d, sp);
+    if (rc == 0) rc = hp_dom_work_to_preorder(w, d->pre, n);
+    if (rc == 0 && hp_spill_put(sp, HP_SEC_PRE, &d->pre, (size_t)n * 4) != 0) rc = -1;
+    return rc;
+}
+
+int hp_dominators(hp_domtree *d, hp_graph *g, hp_spill *sp, hp_error *err)
+{
+    uint32_t n = g->obj.n;
     memset(d, 0, sizeof *d);
     d->n = n;
-    d->pre = calloc((size_t)n + 1, sizeof *d->pre);
-    d->vertex = calloc((size_t)n + 1, sizeof *d->vertex);
     /* The DFS tree's parents become the immediate dominators in place. */
     d->idom = malloc(((size_t)n + 1) * sizeof *d->idom);
-    d->reachable = calloc(bits, 1);
-    uint8_t *top = calloc(bits, 1); /* children of the virtual root */
-    int rc = -1;
-    if (d->pre && d->vertex && d->idom && d->reachable && top && mark_reachable(d, g) == 0) {
-        for (size_t r = 0; r < g->nroots; r++)
-            set_bit(top, g->roots[r].object);
-        for (uint32_t i = 0; i < n; i++)
-            if (!hp_dom_reachable(d, i)) set_bit(top, i);
-        if (number_dfs(d, g, d->idom, top) == 0 && semi_nca(d, g, d->idom, top) == 0) rc = 0;
-    }
-    free(top);
+    d->reachable = calloc((size_t)n / 8 + 1, 1);
+    hp_dom_work w = {0};
+    int rc = d->idom && d->reachable ? prepare(d, g, sp, &w) : -1;
+    if (rc == 0) rc = hp_semi_nca(&w, d->idom, n);
+    hp_dom_work_free(&w);
     /* Allocated last: the semidominator pass has freed its arrays by now. */
     if (rc == 0 && !(d->retained = malloc(((size_t)n + 1) * sizeof *d->retained))) rc = -1;
+    if (rc == 0) rc = sum_retained(d, g, sp);
+    if (rc == 0 && (hp_spill_put(sp, HP_SEC_IDOM, &d->idom, ((size_t)n + 1) * 4) != 0 ||
+                    hp_spill_put(sp, HP_SEC_RETAINED, &d->retained, ((size_t)n + 1) * 8) != 0 ||
+                    hp_spill_put(sp, HP_SEC_REACHABLE, &d->reachable, (size_t)n / 8 + 1) != 0))
+        rc = -1;
     if (rc != 0) {
         hp_domtree_free(d);
         return hp_fail(err, 0, "out of memory computing dominators");
     }
-    sum_retained(d, g);
     return 0;
 }
 

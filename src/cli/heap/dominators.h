@@ -24,7 +24,9 @@ typedef struct {
     int borrowed;       /* the arrays live in a mapped index file (store.h) */
 } hp_domtree;
 
-int hp_dominators(hp_domtree *d, const hp_graph *g, hp_error *err);
+/* Computes the tree; with a file behind sp, the graph's edges are dropped from
+ * memory on the way and the tree's arrays end up in the file, not in d. */
+int hp_dominators(hp_domtree *d, hp_graph *g, hp_spill *sp, hp_error *err);
 void hp_domtree_free(hp_domtree *d);
 
 static inline int hp_dom_reachable(const hp_domtree *d, uint32_t obj)

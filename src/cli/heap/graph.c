@@ -84,11 +84,14 @@ static int build_layouts(hp_graph *g, hp_error *err)
     return 0;
 }
 
-/* Edge passes: `fill` 0 counts candidate references per object, 1 stores them. */
+/* Edge passes: `fill` 0 counts candidate references per object (and records
+ * offsets and roots), 1 stores them. A duplicate ID keeps its first sub-record. */
 typedef struct {
     hp_graph *g;
     int fill;
     size_t roots_cap;
+    uint8_t *seen; /* fill pass: objects whose sub-record was taken */
+    uint32_t last; /* the previous object's index: the next one's likely neighbour */
 } pass_ctx;
 
 static void emit(pass_ctx *c, uint32_t src, uint32_t *slot, uint64_t id, int weak)
@@ -133,16 +136,31 @@ static int add_root(pass_ctx *c, const hp_sub *s, hp_error *err)
     return 0;
 }
 
+/* Whether this is the first sub-record of its object (marking it taken). */
+static int first_of(pass_ctx *c, uint32_t src, const hp_sub *s)
+{
+    if (src == HP_NO_OBJECT) return 0;
+    if (!c->fill) {
+        if (c->g->obj.offsets[src]) return 0; /* offset 0 is the file header, never a sub-record */
+        c->g->obj.offsets[src] = s->offset;
+        return 1;
+    }
+    if (c->seen[src >> 3] >> (src & 7) & 1) return 0;
+    c->seen[src >> 3] |= (uint8_t)(1u << (src & 7));
+    return 1;
+}
+
 static int on_sub(void *ctx, const hp_sub *s, hp_error *err)
 {
     pass_ctx *c = ctx;
     hp_graph *g = c->g;
     if (!hp_is_object_sub(s->tag)) {
         int root = s->tag != HP_HEAP_DUMP_INFO;
-        return root && c->fill ? add_root(c, s, err) : 0;
+        return root && !c->fill ? add_root(c, s, err) : 0;
     }
-    uint32_t src = hp_objects_find(&g->obj, s->id), slot = 0;
-    if (src == HP_NO_OBJECT || g->obj.offsets[src] != s->offset) return 0; /* duplicate ID */
+    uint32_t src = hp_objects_find_near(&g->obj, s->id, c->last + 1), slot = 0;
+    c->last = src;
+    if (!first_of(c, src, s)) return 0;
     if (c->fill) {
         uint64_t size = hp_object_size(&g->classes, g->model, g->ix->f->id_size, s);
         g->shallow[src] = size < UINT32_MAX ? (uint32_t)size : UINT32_MAX;
@@ -177,11 +195,13 @@ static void compact_edges(hp_graph *g)
     g->nedges = w;
 }
 
-static int build_edges(hp_graph *g, hp_error *err)
+/* Counting pass: sub-record offsets, references per object, GC roots. */
+static int count_edges(hp_graph *g, hp_spill *sp, hp_error *err)
 {
-    pass_ctx c = {g, 0, 0};
+    pass_ctx c = {g, 0, 0, NULL, 0};
     g->out_start = calloc((size_t)g->obj.n + 1, sizeof *g->out_start);
-    if (!g->out_start) return hp_fail(err, 0, "out of memory");
+    g->obj.offsets = calloc((size_t)g->obj.n + 1, sizeof *g->obj.offsets);
+    if (!g->out_start || !g->obj.offsets) return hp_fail(err, 0, "out of memory");
     if (hp_dump_walk(g->ix, g->dump, on_sub, &c, err) != 0) return -1;
     uint64_t total = 0;
     for (uint32_t i = 0; i <= g->obj.n; i++) {
@@ -189,27 +209,93 @@ static int build_edges(hp_graph *g, hp_error *err)
         if (total >= HP_NO_OBJECT) return hp_fail(err, 0, "more than 2^32 references");
         g->out_start[i] = (uint32_t)total;
     }
-    g->out = malloc((total ? total : 1) * sizeof *g->out);
-    g->shallow = malloc(((size_t)g->obj.n + 1) * sizeof *g->shallow);
-    if (!g->out || !g->shallow) return hp_fail(err, 0, "out of memory");
-    memset(g->shallow, 0xff, ((size_t)g->obj.n + 1) * sizeof *g->shallow);
-    memset(g->out, 0xff, total * sizeof *g->out);
-    c.fill = 1;
-    if (hp_dump_walk(g->ix, g->dump, on_sub, &c, err) != 0) return -1;
-    compact_edges(g);
-    uint32_t *shrunk = realloc(g->out, (g->nedges ? g->nedges : 1) * sizeof *g->out);
-    if (shrunk) g->out = shrunk;
+    if (hp_spill_put(sp, HP_SEC_OFFSETS, &g->obj.offsets, (size_t)g->obj.n * 8) != 0)
+        return hp_fail(err, 0, "cannot write the index");
     return 0;
 }
 
-int hp_graph_build(hp_graph *g, const hp_index *ix, size_t dump, const hp_model *m, hp_error *err)
+static int build_edges(hp_graph *g, hp_spill *sp, hp_error *err)
+{
+    if (count_edges(g, sp, err) != 0) return -1;
+    pass_ctx c = {g, 1, 0, calloc((size_t)g->obj.n / 8 + 1, 1), 0};
+    uint32_t total = g->out_start[g->obj.n];
+    g->out = malloc((total ? total : 1) * sizeof *g->out);
+    g->shallow = malloc(((size_t)g->obj.n + 1) * sizeof *g->shallow);
+    if (!g->out || !g->shallow || !c.seen) {
+        free(c.seen);
+        return hp_fail(err, 0, "out of memory");
+    }
+    memset(g->shallow, 0xff, ((size_t)g->obj.n + 1) * sizeof *g->shallow);
+    memset(g->out, 0xff, total * sizeof *g->out);
+    int rc = hp_dump_walk(g->ix, g->dump, on_sub, &c, err);
+    free(c.seen);
+    if (rc != 0) return -1;
+    compact_edges(g);
+    uint32_t *shrunk = realloc(g->out, (g->nedges ? g->nedges : 1) * sizeof *g->out);
+    if (shrunk) g->out = shrunk;
+    /* The dominators need only the edges and roots from here on. */
+    hp_objects *o = &g->obj;
+    if (hp_spill_put(sp, HP_SEC_KEYS, &o->keys, (size_t)o->n * 4) != 0 ||
+        hp_spill_put(sp, HP_SEC_SEGS, &o->segs, (size_t)o->nsegs * sizeof *o->segs) != 0 ||
+        hp_spill_put(sp, HP_SEC_DIR, &o->dir, (size_t)o->dir_len * 4) != 0 ||
+        hp_spill_put(sp, HP_SEC_SHALLOW, &g->shallow, (size_t)o->n * 4) != 0 ||
+        hp_spill_save(sp, HP_SEC_OUT_START, g->out_start, ((size_t)o->n + 1) * 4) != 0 ||
+        hp_spill_save(sp, HP_SEC_OUT, g->out, (size_t)g->nedges * 4) != 0)
+        return hp_fail(err, 0, "cannot write the index");
+    return 0;
+}
+
+/* The first pass: every object's ID, and where the CLASS DUMPs are. */
+typedef struct {
+    uint64_t *ids, *classes;
+    size_t n, cap, nclasses, classes_cap;
+} id_list;
+
+static int grow(uint64_t **v, size_t *cap, size_t need)
+{
+    if (need <= *cap) return 0;
+    size_t n = *cap ? *cap * 2 : 4096;
+    uint64_t *p = realloc(*v, n * sizeof *p);
+    if (!p) return -1;
+    *v = p;
+    *cap = n;
+    return 0;
+}
+
+static int collect_ids(void *ctx, const hp_sub *s, hp_error *err)
+{
+    id_list *l = ctx;
+    if (!hp_is_object_sub(s->tag)) return 0;
+    if (grow(&l->ids, &l->cap, l->n + 1) != 0) return hp_fail(err, s->offset, "out of memory");
+    l->ids[l->n++] = s->id;
+    if (s->tag != HP_CLASS_DUMP) return 0;
+    if (grow(&l->classes, &l->classes_cap, l->nclasses + 1) != 0)
+        return hp_fail(err, s->offset, "out of memory");
+    l->classes[l->nclasses++] = s->offset;
+    return 0;
+}
+
+static int number_objects(hp_graph *g, hp_error *err)
+{
+    id_list l = {0};
+    int rc = hp_dump_walk(g->ix, g->dump, collect_ids, &l, err);
+    if (rc == 0) rc = hp_classes_from_offsets(&g->classes, g->ix, l.classes, l.nclasses, err);
+    free(l.classes);
+    if (rc != 0) {
+        free(l.ids);
+        return -1;
+    }
+    return hp_objects_from_ids(&g->obj, l.ids, l.n, err);
+}
+
+int hp_graph_build(hp_graph *g, const hp_index *ix, size_t dump, const hp_model *m, hp_spill *sp,
+                   hp_error *err)
 {
     memset(g, 0, sizeof *g);
     g->ix = ix;
     g->dump = dump;
     g->model = m;
-    if (hp_classes_build(&g->classes, ix, dump, err) != 0 || build_layouts(g, err) != 0 ||
-        hp_objects_build(&g->obj, ix, dump, err) != 0 || build_edges(g, err) != 0)
+    if (number_objects(g, err) != 0 || build_layouts(g, err) != 0 || build_edges(g, sp, err) != 0)
         return -1;
     return 0;
 }
@@ -250,12 +336,17 @@ void hp_graph_object(const hp_graph *g, uint32_t i, hp_sub *s)
     if (hp_sub_at(g->ix->f, g->obj.offsets[i], s, &ignored) != 1) memset(s, 0, sizeof *s);
 }
 
+uint64_t hp_graph_size_at(const hp_graph *g, uint64_t offset)
+{
+    hp_sub s;
+    hp_error ignored;
+    if (hp_sub_at(g->ix->f, offset, &s, &ignored) != 1) return 0;
+    return hp_object_size(&g->classes, g->model, g->ix->f->id_size, &s);
+}
+
 uint64_t hp_graph_shallow(const hp_graph *g, uint32_t i)
 {
-    if (g->shallow[i] != UINT32_MAX) return g->shallow[i];
-    hp_sub s;
-    hp_graph_object(g, i, &s);
-    return hp_object_size(&g->classes, g->model, g->ix->f->id_size, &s);
+    return g->shallow[i] != UINT32_MAX ? g->shallow[i] : hp_graph_size_at(g, g->obj.offsets[i]);
 }
 
 void hp_graph_class_name(const hp_graph *g, uint32_t i, char *buf, size_t cap)

@@ -12,6 +12,7 @@
 
 #include "classes.h"
 #include "heap/objects.h"
+#include "heap/spill.h"
 #include "sizes.h"
 
 #define HP_WEAK_EDGE 0x80000000u
@@ -46,7 +47,9 @@ typedef struct {
     int borrowed; /* the arrays above live in a mapped index file (store.h) */
 } hp_graph;
 
-int hp_graph_build(hp_graph *g, const hp_index *ix, size_t dump, const hp_model *m, hp_error *err);
+/* Builds the graph; the arrays the dominators do not use are spilled (spill.h). */
+int hp_graph_build(hp_graph *g, const hp_index *ix, size_t dump, const hp_model *m, hp_spill *sp,
+                   hp_error *err);
 void hp_graph_free(hp_graph *g);
 /* Only the classes and their layouts, from CLASS DUMP offsets; the caller sets
  * the arrays (obj, shallow, edges, roots) from a saved index and they are not
@@ -56,6 +59,8 @@ int hp_graph_classes_from(hp_graph *g, const hp_index *ix, size_t dump, const hp
 
 /* Decodes object i's sub-record (already validated when the graph was built). */
 void hp_graph_object(const hp_graph *g, uint32_t i, hp_sub *s);
+/* Shallow size of the object whose sub-record is at offset (0 if none). */
+uint64_t hp_graph_size_at(const hp_graph *g, uint64_t offset);
 /* Shallow size of object i under the graph's model (0 for class objects). */
 uint64_t hp_graph_shallow(const hp_graph *g, uint32_t i);
 /* Referrers in CSR form: src[start[i] .. start[i+1]) point to object i (caller

@@ -7,7 +7,7 @@
 #include "cli.h"
 #include "heap/dominators.h"
 
-/* How much hp_heap_open() builds. */
+/* How much hp_heap_open() builds (HP_HEAP_GRAPH: a build under way). */
 enum { HP_HEAP_INDEX, HP_HEAP_GRAPH, HP_HEAP_DOMINATORS };
 
 typedef struct {
@@ -22,12 +22,19 @@ typedef struct {
 
 /*
  * Indexes the file and picks heap dump o->dump (default: the last); at
- * `level` HP_HEAP_GRAPH also builds its graph, at HP_HEAP_DOMINATORS its
- * dominator tree too. Returns HP_EXIT_OK, or the exit code after printing one
- * error line to err.
+ * `level` HP_HEAP_DOMINATORS also builds its graph and dominator tree (or maps
+ * them from the on-disk index, store.h). Returns HP_EXIT_OK, or the exit code
+ * after printing one error line to err.
  */
 int hp_heap_open(hp_heap *h, const hp_file *f, const hp_opts *o, int level, FILE *err);
 void hp_heap_close(hp_heap *h);
+/* The build step of hp_heap_open (h->ix and h->dump set): graph and
+ * dominators, the large arrays spilled through sp as they are done. */
+int hp_heap_build(hp_heap *h, const hp_model *m, hp_spill *sp, hp_error *e);
+
+/* Drops the pages of [p, p + bytes) from memory if they are mapped from the
+ * on-disk index (a later read brings them back): scans stay lean. */
+void hp_heap_release(const hp_heap *h, const void *p, size_t bytes);
 
 /* Writes s as a JSON string literal (quoted, escaped). */
 void hp_json_string(FILE *out, const char *s);

@@ -73,7 +73,7 @@ static int field_is(const hp_graph *g, const hp_field *fl, const uint8_t *val, u
 void hp_graph_edge_name(const hp_graph *g, uint32_t from, uint32_t to, char *buf, size_t cap)
 {
     const hp_file *f = g->ix->f;
-    uint64_t id = g->obj.ids[to];
+    uint64_t id = hp_objects_id(&g->obj, to);
     hp_sub s;
     hp_graph_object(g, from, &s);
     snprintf(buf, cap, "?");

@@ -10,7 +10,7 @@ static void print_step(FILE *out, const hp_graph *g, const uint32_t *chain, size
 {
     char what[512], via[300], roots[300];
     hp_graph_describe(g, chain[i], what, sizeof what);
-    uint64_t id = g->obj.ids[chain[i]];
+    uint64_t id = hp_objects_id(&g->obj, chain[i]);
     if (i == 0)
         hp_graph_root_kinds(g, chain[0], roots, sizeof roots);
     else

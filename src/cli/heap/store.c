@@ -5,49 +5,53 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define MAGIC "HPROFIX1"
+#define MAGIC "HPROFIX2"
 
 typedef struct {
     char magic[8];
     hp_store_key key;
-    uint32_t n, nedges, dir_len, shift;
-    uint64_t nroots, nclasses;
+    uint32_t n, nedges, nsegs, dir_len, shift, align;
+    uint64_t base, nroots, nclasses;
+    hp_section sec[HP_NSECTIONS];
 } header;
 
-typedef struct {
-    void **array; /* where the array's pointer lives */
-    size_t bytes;
-} section;
+const size_t hp_spill_header_bytes = (sizeof(header) + 7) / 8 * 8;
 
-enum { NSECTIONS = 13 };
-
-/* The arrays of an index in file order; `classes` stands in for the class offsets. */
-static void layout(hp_heap *h, const header *hd, uint64_t **classes, section s[NSECTIONS])
+/* Where each array's pointer lives and its length under the header's counts;
+ * `classes` stands in for the class offsets. */
+static void sections(hp_heap *h, const header *hd, uint64_t **classes, void **at[HP_NSECTIONS],
+                     uint64_t bytes[HP_NSECTIONS])
 {
     hp_graph *g = &h->g;
     hp_domtree *d = &h->d;
-    size_t n = hd->n, v = n + 1;
-    const section all[NSECTIONS] = {
-        {(void **)&g->obj.ids, n * 8},
-        {(void **)&g->obj.offsets, n * 8},
-        {(void **)&g->obj.dir, (size_t)hd->dir_len * 4},
-        {(void **)&g->shallow, n * 4},
-        {(void **)&g->out_start, v * 4},
-        {(void **)&g->out, (size_t)hd->nedges * 4},
-        {(void **)&g->roots, (size_t)hd->nroots * sizeof(hp_root)},
-        {(void **)classes, (size_t)hd->nclasses * 8},
-        {(void **)&d->pre, v * 4},
-        {(void **)&d->vertex, v * 4},
-        {(void **)&d->idom, v * 4},
-        {(void **)&d->retained, v * 8},
-        {(void **)&d->reachable, n / 8 + 1},
+    uint64_t n = hd->n, v = n + 1;
+    void **const where[HP_NSECTIONS] = {
+        [HP_SEC_KEYS] = (void **)&g->obj.keys,     [HP_SEC_SEGS] = (void **)&g->obj.segs,
+        [HP_SEC_DIR] = (void **)&g->obj.dir,       [HP_SEC_OFFSETS] = (void **)&g->obj.offsets,
+        [HP_SEC_SHALLOW] = (void **)&g->shallow,   [HP_SEC_OUT_START] = (void **)&g->out_start,
+        [HP_SEC_OUT] = (void **)&g->out,           [HP_SEC_ROOTS] = (void **)&g->roots,
+        [HP_SEC_CLASSES] = (void **)classes,       [HP_SEC_PRE] = (void **)&d->pre,
+        [HP_SEC_VERTEX] = (void **)&d->vertex,     [HP_SEC_IDOM] = (void **)&d->idom,
+        [HP_SEC_RETAINED] = (void **)&d->retained, [HP_SEC_REACHABLE] = (void **)&d->reachable,
     };
-    memcpy(s, all, sizeof all);
-}
-
-static size_t padded(size_t bytes)
-{
-    return (bytes + 7) / 8 * 8;
+    const uint64_t len[HP_NSECTIONS] = {
+        [HP_SEC_KEYS] = n * 4,
+        [HP_SEC_SEGS] = (uint64_t)hd->nsegs * sizeof(hp_key_segment),
+        [HP_SEC_DIR] = (uint64_t)hd->dir_len * 4,
+        [HP_SEC_OFFSETS] = n * 8,
+        [HP_SEC_SHALLOW] = n * 4,
+        [HP_SEC_OUT_START] = v * 4,
+        [HP_SEC_OUT] = (uint64_t)hd->nedges * 4,
+        [HP_SEC_ROOTS] = hd->nroots * sizeof(hp_root),
+        [HP_SEC_CLASSES] = hd->nclasses * 8,
+        [HP_SEC_PRE] = n * 4,
+        [HP_SEC_VERTEX] = v * 4,
+        [HP_SEC_IDOM] = v * 4,
+        [HP_SEC_RETAINED] = v * 8,
+        [HP_SEC_REACHABLE] = n / 8 + 1,
+    };
+    memcpy(at, where, sizeof where);
+    memcpy(bytes, len, sizeof len);
 }
 
 int hp_store_key_of(hp_store_key *k, const hp_file *f, size_t dump, const hp_model *m)
@@ -66,26 +70,71 @@ int hp_store_key_of(hp_store_key *k, const hp_file *f, size_t dump, const hp_mod
     return 0;
 }
 
+/* The header of h's index, its sections where `sp` put them. */
+static void make_header(header *hd, const hp_heap *h, const hp_store_key *key, const hp_spill *sp)
+{
+    const hp_graph *g = &h->g;
+    memset(hd, 0, sizeof *hd);
+    memcpy(hd->magic, MAGIC, 8);
+    hd->key = *key;
+    hd->n = g->obj.n;
+    hd->nedges = g->nedges;
+    hd->nsegs = g->obj.nsegs;
+    hd->dir_len = g->obj.dir_len;
+    hd->shift = g->obj.shift;
+    hd->align = g->obj.align;
+    hd->base = g->obj.base;
+    hd->nroots = g->nroots;
+    hd->nclasses = g->classes.n;
+    memcpy(hd->sec, sp->sec, sizeof hd->sec);
+}
+
+static uint64_t *class_offsets(const hp_graph *g)
+{
+    uint64_t *classes = malloc((g->classes.n + 1) * sizeof *classes);
+    for (size_t i = 0; classes && i < g->classes.n; i++)
+        classes[i] = g->classes.v[i].offset;
+    return classes;
+}
+
 int hp_store_write(const hp_heap *h, const hp_store_key *key, FILE *out)
 {
     static const uint8_t zeros[8];
-    const hp_graph *g = &h->g;
-    header hd = {MAGIC,        *key,      g->obj.n,    g->nedges, g->obj.n ? g->obj.dir_len : 0,
-                 g->obj.shift, g->nroots, g->classes.n};
-    uint64_t *classes = malloc((g->classes.n + 1) * sizeof *classes);
-    section s[NSECTIONS];
+    header hd;
+    hp_spill sp;
+    void **at[HP_NSECTIONS];
+    uint64_t bytes[HP_NSECTIONS];
+    uint64_t *classes = class_offsets(&h->g);
     if (!classes) return -1;
-    for (size_t i = 0; i < g->classes.n; i++)
-        classes[i] = g->classes.v[i].offset;
-    layout((hp_heap *)h, &hd, &classes, s);
-    int ok = fwrite(&hd, sizeof hd, 1, out) == 1;
-    for (int i = 0; i < NSECTIONS && ok; i++) {
-        size_t pad = padded(s[i].bytes) - s[i].bytes;
-        ok = (!s[i].bytes || fwrite(*s[i].array, s[i].bytes, 1, out) == 1) &&
+    hp_spill_init(&sp, -1);
+    make_header(&hd, h, key, &sp);
+    sections((hp_heap *)h, &hd, &classes, at, bytes);
+    for (int i = 0; i < HP_NSECTIONS; i++) { /* in section order, after the header */
+        hd.sec[i] = (hp_section){sp.at, bytes[i]};
+        sp.at += (bytes[i] + 7) / 8 * 8;
+    }
+    int ok = fwrite(&hd, sizeof hd, 1, out) == 1 &&
+             fwrite(zeros, hp_spill_header_bytes - sizeof hd, 1, out) <= 1;
+    for (int i = 0; i < HP_NSECTIONS && ok; i++) {
+        size_t pad = (bytes[i] + 7) / 8 * 8 - bytes[i];
+        ok = (!bytes[i] || fwrite(*at[i], bytes[i], 1, out) == 1) &&
              (!pad || fwrite(zeros, pad, 1, out) == 1);
     }
     free(classes);
     return ok ? 0 : -1;
+}
+
+int hp_store_finish(hp_heap *h, hp_spill *sp, const hp_store_key *key)
+{
+    header hd;
+    uint64_t *classes = class_offsets(&h->g);
+    int ok = classes &&
+             hp_spill_put(sp, HP_SEC_ROOTS, &h->g.roots, h->g.nroots * sizeof(hp_root)) == 0 &&
+             hp_spill_save(sp, HP_SEC_CLASSES, classes, h->g.classes.n * 8) == 0;
+    free(classes);
+    if (!ok) return -1;
+    make_header(&hd, h, key, sp);
+    return hp_spill_write_header(sp, &hd, sizeof hd);
 }
 
 static int same_key(const hp_store_key *a, const hp_store_key *b)
@@ -95,26 +144,27 @@ static int same_key(const hp_store_key *a, const hp_store_key *b)
            strncmp(a->model, b->model, sizeof a->model) == 0;
 }
 
-int hp_store_attach(hp_heap *h, const uint8_t *image, size_t len, const hp_store_key *key,
-                    const hp_model *m)
+int hp_store_attach_image(hp_heap *h, const uint8_t *image, size_t len, const hp_store_key *key,
+                          const hp_model *m, int how)
 {
     header hd;
-    if (len < sizeof hd) return -1;
+    if (len < hp_spill_header_bytes) return -1;
     memcpy(&hd, image, sizeof hd);
     if (memcmp(hd.magic, MAGIC, 8) != 0 || !same_key(&hd.key, key)) return -1;
     hp_heap t = *h; /* built into a copy; h stays untouched on failure */
     uint64_t *classes = NULL;
-    section s[NSECTIONS];
+    void **at[HP_NSECTIONS];
+    uint64_t bytes[HP_NSECTIONS];
     memset(&t.g, 0, sizeof t.g);
     memset(&t.d, 0, sizeof t.d);
-    layout(&t, &hd, &classes, s);
-    size_t at = sizeof hd;
-    for (int i = 0; i < NSECTIONS; i++) {
-        if (s[i].bytes > len - at || padded(s[i].bytes) > len - at) return -1;
-        *s[i].array = (void *)(image + at);
-        at += padded(s[i].bytes);
+    sections(&t, &hd, &classes, at, bytes);
+    for (int i = 0; i < HP_NSECTIONS; i++) {
+        const hp_section *s = &hd.sec[i];
+        if (s->bytes != bytes[i] || s->at % 8 || s->at < hp_spill_header_bytes || s->at > len ||
+            s->bytes > len - s->at)
+            return -1;
+        *at[i] = (void *)(image + s->at);
     }
-    if (at != len) return -1;
     hp_graph arrays = t.g;
     hp_error e;
     if (hp_graph_classes_from(&t.g, &h->ix, key->dump, m, classes, hd.nclasses, &e) != 0) {
@@ -123,8 +173,11 @@ int hp_store_attach(hp_heap *h, const uint8_t *image, size_t len, const hp_store
     }
     t.g.obj = arrays.obj;
     t.g.obj.n = hd.n;
+    t.g.obj.nsegs = hd.nsegs;
     t.g.obj.dir_len = hd.dir_len;
     t.g.obj.shift = hd.shift;
+    t.g.obj.align = hd.align;
+    t.g.obj.base = hd.base;
     t.g.shallow = arrays.shallow;
     t.g.out_start = arrays.out_start;
     t.g.out = arrays.out;
@@ -133,7 +186,8 @@ int hp_store_attach(hp_heap *h, const uint8_t *image, size_t len, const hp_store
     t.g.nroots = hd.nroots;
     t.d.n = hd.n;
     t.d.borrowed = 1;
-    if (!hp_store_consistent(&t, h->ix.f->size)) {
+    if (how != HP_STORE_TRUSTED &&
+        !hp_store_consistent(&t, h->ix.f->size, how == HP_STORE_MAPPED)) {
         hp_graph_free(&t.g);
         return -1;
     }
@@ -141,4 +195,10 @@ int hp_store_attach(hp_heap *h, const uint8_t *image, size_t len, const hp_store
     h->d = t.d;
     h->level = HP_HEAP_DOMINATORS;
     return 0;
+}
+
+int hp_store_attach(hp_heap *h, const uint8_t *image, size_t len, const hp_store_key *key,
+                    const hp_model *m)
+{
+    return hp_store_attach_image(h, image, len, key, m, HP_STORE_CHECK);
 }

@@ -34,16 +34,31 @@ int hp_store_key_of(hp_store_key *k, const hp_file *f, size_t dump, const hp_mod
  */
 int hp_store_attach(hp_heap *h, const uint8_t *image, size_t len, const hp_store_key *key,
                     const hp_model *m);
-/* Whether attached arrays are consistent: sorted IDs, offsets inside the dump,
+/* How hp_store_attach_image checks an image. */
+enum {
+    HP_STORE_TRUSTED, /* written by this process: no check */
+    HP_STORE_CHECK,   /* in memory */
+    HP_STORE_MAPPED,  /* mapped from a file: checked, then its pages dropped */
+};
+int hp_store_attach_image(hp_heap *h, const uint8_t *image, size_t len, const hp_store_key *key,
+                          const hp_model *m, int how);
+/* Whether attached arrays are consistent: sorted keys, offsets inside the dump,
  * edges and roots naming objects, preorder a permutation, each idom before its
- * vertex (store_check.c). */
-int hp_store_consistent(const hp_heap *h, uint64_t file_size);
-/* Writes h's index (graph and dominators) to out. Returns 0 or -1. */
+ * vertex (store_check.c). `mapped`: drop each array's pages once checked. */
+int hp_store_consistent(const hp_heap *h, uint64_t file_size, int mapped);
+/* Writes h's index (graph and dominators, all in memory) to out. Returns 0 or -1. */
 int hp_store_write(const hp_heap *h, const hp_store_key *key, FILE *out);
+/* Completes an index built through sp: the last sections, then the header. */
+int hp_store_finish(hp_heap *h, hp_spill *sp, const hp_store_key *key);
 
 /* Maps the dump's index and attaches it; 0 on success (h->store set). */
 int hp_store_load(hp_heap *h, const hp_file *f, const hp_model *m);
-/* Writes the index for h if no usable one exists; failures are silent. */
-void hp_store_save(const hp_heap *h, const hp_file *f, const hp_model *m);
+/* Opens a new index file for dump h->dump under a temporary name (tmp, cap
+ * bytes), fills key; the file descriptor, or -1 if no place is writable. */
+int hp_store_create(const hp_heap *h, const hp_file *f, const hp_model *m, hp_store_key *key,
+                    char *tmp, size_t cap);
+/* Finishes the index written through sp (hp_store_create), maps it into h
+ * and gives it its final name; 0, or -1 (the temporary file removed). */
+int hp_store_commit(hp_heap *h, hp_spill *sp, const hp_store_key *key, const char *tmp);
 
 #endif

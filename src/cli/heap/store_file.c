@@ -43,7 +43,7 @@ int hp_store_load(hp_heap *h, const hp_file *f, const hp_model *m)
             map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
         close(fd);
         if (map == MAP_FAILED) continue;
-        if (hp_store_attach(h, map, (size_t)st.st_size, &k, m) == 0) {
+        if (hp_store_attach_image(h, map, (size_t)st.st_size, &k, m, HP_STORE_MAPPED) == 0) {
             h->store = map;
             h->store_len = (size_t)st.st_size;
             return 0;
@@ -53,31 +53,13 @@ int hp_store_load(hp_heap *h, const hp_file *f, const hp_model *m)
     return -1;
 }
 
-/* Writes the index under a temporary name in the target directory, then renames it. */
-static int write_at(const char *path, const hp_heap *h, const hp_store_key *k)
+int hp_store_create(const hp_heap *h, const hp_file *f, const hp_model *m, hp_store_key *key,
+                    char *tmp, size_t cap)
 {
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
-    int fd = mkstemp(tmp);
-    FILE *out = fd >= 0 ? fdopen(fd, "wb") : NULL;
-    if (!out) {
-        if (fd >= 0) close(fd);
-        if (fd >= 0) unlink(tmp);
-        return -1;
-    }
-    int ok = hp_store_write(h, k, out) == 0;
-    ok = fclose(out) == 0 && ok && rename(tmp, path) == 0;
-    if (!ok) unlink(tmp);
-    return ok ? 0 : -1;
-}
-
-void hp_store_save(const hp_heap *h, const hp_file *f, const hp_model *m)
-{
-    hp_store_key k;
-    if (hp_store_key_of(&k, f, h->dump, m) != 0) return;
+    if (hp_store_key_of(key, f, h->dump, m) != 0) return -1;
     for (int where = 0; where < 2; where++) {
         char path[4096];
-        if (index_path(f, &k, where, path, sizeof path) != 0) continue;
+        if (index_path(f, key, where, path, sizeof path) != 0) continue;
         if (where == 1) { /* the cache directory and its parent, as needed */
             char dir[4096];
             snprintf(dir, sizeof dir, "%s", path);
@@ -90,6 +72,33 @@ void hp_store_save(const hp_heap *h, const hp_file *f, const hp_model *m)
             }
             mkdir(dir, 0700);
         }
-        if (write_at(path, h, &k) == 0) break;
+        if ((size_t)snprintf(tmp, cap, "%s.XXXXXX", path) >= cap) continue;
+        int fd = mkstemp(tmp);
+        if (fd >= 0) return fd;
     }
+    return -1;
+}
+
+int hp_store_commit(hp_heap *h, hp_spill *sp, const hp_store_key *key, const char *tmp)
+{
+    char path[4096];
+    size_t len = strlen(tmp);
+    void *map = MAP_FAILED;
+    snprintf(path, sizeof path, "%.*s", (int)(len - 7), tmp); /* without ".XXXXXX" */
+    if (len > 7 && len < sizeof path && hp_store_finish(h, sp, key) == 0)
+        map = mmap(NULL, (size_t)sp->at, PROT_READ, MAP_PRIVATE, sp->fd, 0);
+    hp_heap t = *h;
+    if (map != MAP_FAILED &&
+        hp_store_attach_image(&t, map, (size_t)sp->at, key, h->g.model, HP_STORE_TRUSTED) == 0 &&
+        rename(tmp, path) == 0) {
+        hp_graph_free(&h->g); /* what is left of the build: classes and layouts */
+        hp_domtree_free(&h->d);
+        *h = t;
+        h->store = map;
+        h->store_len = (size_t)sp->at;
+        return 0;
+    }
+    if (map != MAP_FAILED) munmap(map, (size_t)sp->at);
+    unlink(tmp);
+    return -1;
 }

@@ -111,8 +111,9 @@ int hp_page_class(const hp_web *w, const hp_query *q, hp_html *out)
         return 200;
     }
     uint32_t obj = hp_web_object_arg(w, q->id);
-    const hp_class *k =
-        obj == HP_NO_OBJECT ? NULL : hp_classes_get(&w->h.g.classes, w->h.g.obj.ids[obj]);
+    const hp_class *k = obj == HP_NO_OBJECT
+                            ? NULL
+                            : hp_classes_get(&w->h.g.classes, hp_objects_id(&w->h.g.obj, obj));
     if (!k) return hp_web_error(out, w, 404, "No such class", q->id ? q->id : "(no id)");
     hp_index_class_name(&w->h.ix, k->id, name, sizeof name);
     hp_web_begin(out, w, name);

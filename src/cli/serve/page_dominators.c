@@ -23,7 +23,7 @@ static void chain_to_root(hp_html *out, const hp_web *w, uint32_t obj)
     for (uint32_t v = hp_dom_idom(d, obj); v != HP_NO_OBJECT && shown < 64;
          v = hp_dom_idom(d, v), shown++) {
         hp_html_fmt(out, "<a href=\"/dominators?id=0x%" PRIx64 "\">0x%" PRIx64 "</a> &larr; ",
-                    w->h.g.obj.ids[v], w->h.g.obj.ids[v]);
+                    hp_objects_id(&w->h.g.obj, v), hp_objects_id(&w->h.g.obj, v));
     }
     hp_html_raw(out, "<a href=\"/dominators\">the GC roots</a></p>");
 }
@@ -61,7 +61,7 @@ int hp_page_dominators(const hp_web *w, const hp_query *q, hp_html *out)
                     d->retained[v[i]], hp_graph_shallow(&w->h.g, c));
         hp_web_object_link(out, w, c);
         hp_html_fmt(out, "</td><td><a href=\"/dominators?id=0x%" PRIx64 "\">expand</a></td></tr>",
-                    w->h.g.obj.ids[c]);
+                    hp_objects_id(&w->h.g.obj, c));
     }
     hp_html_raw(out, "</table>");
     hp_web_end(out);

@@ -102,8 +102,8 @@ void hp_web_object_link(hp_html *out, const hp_web *w, uint32_t obj)
 {
     char what[512];
     hp_graph_describe(&w->h.g, obj, what, sizeof what);
-    hp_html_fmt(out, "<a href=\"/object?id=0x%" PRIx64 "\">0x%" PRIx64 "</a> ", w->h.g.obj.ids[obj],
-                w->h.g.obj.ids[obj]);
+    hp_html_fmt(out, "<a href=\"/object?id=0x%" PRIx64 "\">0x%" PRIx64 "</a> ",
+                hp_objects_id(&w->h.g.obj, obj), hp_objects_id(&w->h.g.obj, obj));
     hp_html_text(out, what);
 }
 
