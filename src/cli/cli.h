@@ -33,6 +33,7 @@ typedef struct {
     int no_index;          /* heap analyses: neither read nor write the on-disk index */
     long port;             /* serve: TCP port (0 = any free one) */
     const char *bind;      /* serve: address to listen on (default 127.0.0.1) */
+    const char *output;    /* -o FILE: write there instead of stdout */
 } hp_opts;
 
 /* The --top limit: `fallback` when not given, SIZE_MAX for 0 (all). */

@@ -1,4 +1,5 @@
 /* hprof: command-line front end for binary HPROF files. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,6 +79,8 @@ static const char usage[] =
     "      --threads       one tree per thread (files written with thread=y)\n"
     "      -o FILE         write FILE instead of stdout\n"
     "\n"
+    "  -o FILE         every command but serve: write FILE instead of stdout\n"
+    "                  (replaced only when the command succeeds)\n"
     "  --json          heap analyses (dominators ... suspects), diff: JSON output\n"
     "  --no-index      heap analyses: neither use nor write FILE.index (the saved\n"
     "                  graph and dominators that make the next open fast)\n"
@@ -109,7 +112,7 @@ static int number(const char *s, long *out)
 static int takes_value(const char *a)
 {
     static const char *const names[] = {"--dump",  "--top",  "--max-errors", "--model",
-                                        "--depth", "--port", "--bind"};
+                                        "--depth", "--port", "--bind",       "-o"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!strcmp(a, names[i])) return 1;
     return 0;
@@ -158,6 +161,8 @@ static int parse_args(int argc, char **argv, hp_opts *o, const char **path)
                 return bad_usage("unknown size model '%s'", argv[i]);
         } else if (!strcmp(a, "--bind")) {
             o->bind = argv[++i];
+        } else if (!strcmp(a, "-o")) {
+            o->output = argv[++i];
         } else if (takes_value(a)) {
             int rc = numeric_option(o, a, argv[++i]);
             if (rc != HP_EXIT_OK) return rc;
@@ -172,8 +177,36 @@ static int parse_args(int argc, char **argv, hp_opts *o, const char **path)
         }
     }
     if (!*path) return bad_usage("%s", "missing FILE");
+    if (o->output && !strcmp(argv[1], "serve")) return bad_usage("%s", "serve takes no -o");
     if (seen < operands) return bad_usage("%s", "missing OBJECT or CLASS");
     return HP_EXIT_OK;
+}
+
+/* Runs the command into stdout, or into -o FILE: written as FILE.tmp, renamed
+ * only when the command succeeded and everything was written. */
+static int run(cmd_fn fn, const hp_file *f, const hp_opts *o)
+{
+    char tmp[4200];
+    FILE *out = stdout;
+    if (o->output) {
+        if (snprintf(tmp, sizeof tmp, "%s.tmp", o->output) >= (int)sizeof tmp)
+            return bad_usage("output file name too long: %s", o->output);
+        if (!(out = fopen(tmp, "wb"))) {
+            fprintf(stderr, "hprof: error: %s: cannot create: %s\n", tmp, strerror(errno));
+            return HP_EXIT_IO;
+        }
+    }
+    int rc = fn(f, o, out, stderr);
+    int failed = ferror(out) | (o->output ? fclose(out) : fflush(out));
+    if (failed && rc == HP_EXIT_OK) {
+        fprintf(stderr, "hprof: error: %s: write failed\n", o->output ? tmp : "stdout");
+        rc = HP_EXIT_IO;
+    }
+    if (o->output && (rc != HP_EXIT_OK || rename(tmp, o->output) != 0)) {
+        remove(tmp);
+        if (rc == HP_EXIT_OK) rc = HP_EXIT_IO;
+    }
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -205,8 +238,7 @@ int main(int argc, char **argv)
         hp_close(&f);
         return io ? HP_EXIT_IO : HP_EXIT_MALFORMED;
     }
-    rc = fn(&f, &o, stdout, stderr);
-    if (fflush(stdout) != 0 && rc == HP_EXIT_OK) rc = HP_EXIT_IO;
+    rc = run(fn, &f, &o);
     hp_close(&f);
     return rc;
 }

@@ -16,7 +16,11 @@
      when the dump changes; --no-index must not write it.
   3. A gzipped dump from `jcmd GC.heap_dump -gz=1` gives the same dominators as
      the plain one from the same process; `histo --retained` runs on both.
-usage: heap_graph_test.py JAVA_HOME HPROF SOURCE_DIR WORK_DIR
+  4. The hprof agent's own heap=dump,format=b dump of the same program passes
+     the checks of 1 (known sizes, path, waste, suspects).
+  5. Every heap command writes the same bytes with -o FILE as to stdout, and
+     valid JSON with --json; a failing command leaves no FILE.
+usage: heap_graph_test.py JAVA_HOME HPROF SOURCE_DIR WORK_DIR AGENT
 Skips (77) when VisualVM's heap library is not installed.
 """
 import json
@@ -167,7 +171,7 @@ def compare(what, theirs, nodes):
 
 
 def main():
-    java_home, hprof, src, work = sys.argv[1:5]
+    java_home, hprof, src, work, agent = sys.argv[1:6]
     work = os.path.join(work, os.path.basename(os.path.normpath(java_home)))
     java, javac = (os.path.join(java_home, "bin", x) for x in ("java", "javac"))
     if not os.path.exists(java):
@@ -189,6 +193,7 @@ def main():
     check_waste(hprof, known)
     check_suspects(hprof, known)
     check_index(hprof, known, work)
+    check_output(hprof, known, work)
     compare("HeapGraphTarget objects", oracle(java, classes, known, "HeapGraphTarget", [])["OBJ"],
             nodes)
 
@@ -208,6 +213,38 @@ def main():
            "VisualVM's largest retainers are not hprof's")
 
     check_gzip(java, classes, hprof, work)
+    check_agent(java, classes, hprof, agent, work)
+
+
+def check_output(hprof, dump, work):
+    commands = [["dominators", "--depth", "2"], ["histo", "--retained", "--top", "5"],
+                ["path", "HeapGraphTarget$Chain"], ["waste"], ["suspects"]]
+    for i, cmd in enumerate(commands):
+        args = [hprof, cmd[0], dump] + cmd[1:]
+        out = os.path.join(work, f"out{i}.txt")
+        shown = run(args)
+        expect(run(args + ["-o", out]) == "", f"{cmd[0]} -o wrote to stdout")
+        with open(out) as f:
+            expect(f.read() == shown, f"{cmd[0]} -o {out} differs from its stdout")
+        json.loads(run(args + ["--json"]))
+    missing = os.path.join(work, "missing.txt")
+    r = subprocess.run([hprof, "path", dump, "0x1", "-o", missing], capture_output=True)
+    expect(r.returncode == 4 and not os.path.exists(missing) and not os.path.exists(missing + ".tmp"),
+           f"a failed path -o left a file or exited {r.returncode}")
+    print("output: -o FILE equals stdout and --json parses for every heap command")
+
+
+def check_agent(java, classes, hprof, agent, work):
+    dump = os.path.join(work, "agent.hprof")
+    subprocess.run([java, f"-agentpath:{agent}=heap=dump,format=b,file={dump}", "-Xmx256m", "-cp",
+                    classes, "HeapGraphTarget", "-", "known-wait"], input="", text=True,
+                   capture_output=True, timeout=300, check=True)
+    _, nodes = tree(hprof, dump)
+    check_known(nodes)
+    check_paths(hprof, dump)
+    check_waste(hprof, dump)
+    check_suspects(hprof, dump)
+    print("agent: heap=dump,format=b dump gives the known sizes, paths, waste and suspects")
 
 
 def check_gzip(java, classes, hprof, work):
