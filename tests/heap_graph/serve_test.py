@@ -6,7 +6,9 @@ chromedriver's WebDriver HTTP API (standard library only): overview ->
 histogram -> class HeapGraphTarget$Chain -> its largest instance (retained
 6120 bytes, fields `data` and `next`) -> path from the roots (`static chain`)
 -> the class object -> the String `marker`, whose markup must show as text
-(the page title stays, no script runs). Then hostile requests: a 100 KB URL,
+(the page title stays, no script runs); then the Waste and Suspects pages,
+whose figures and the accumulation point's retained size must equal `hprof
+waste --json` and `hprof suspects --json`. Then hostile requests: a 100 KB URL,
 unknown IDs and pages, path traversal, bad query values, POST, 300 connections
 at once; each gets an error page and the server keeps serving; SIGTERM ends it
 with exit 0.
@@ -124,6 +126,31 @@ def browse(b, base):
     print("browser: overview -> histogram -> class -> object -> path -> String, values checked")
 
 
+def findings(b, base, hprof, dump):
+    """The waste and suspects pages show what `hprof waste/suspects --json` compute."""
+    waste = json.loads(subprocess.run([hprof, "waste", dump, "--json"], check=True,
+                                      capture_output=True, text=True).stdout)
+    suspects = json.loads(subprocess.run([hprof, "suspects", dump, "--json"], check=True,
+                                         capture_output=True, text=True).stdout)["suspects"]
+    b.go(base + "/")
+    b.click("link text", "Waste")
+    expect(b.text("css selector", "h1") == "Waste", "waste page")
+    dup = waste["kinds"][0]
+    row = b.text("xpath", f"//tr[td[3]='{dup['kind']}']")
+    expect(row.startswith(f"{dup['bytes']} {dup['objects']} "), f"waste row {row!r}, want {dup}")
+    expect(str(waste["bytes"]) in b.text("css selector", "p"), "waste total")
+    b.click("link text", "Suspects")
+    first = suspects[0]
+    text = b.text("xpath", "//h2[.='Suspect 1']/following::p[1]")
+    expect(f"{first['retained']} bytes" in text and first["id"] in text,
+           f"suspect 1: {text!r}, want {first['id']} retaining {first['retained']}")
+    b.click("xpath", "//h2[.='Suspect 1']/following::p[2]/a")
+    want = first["accumulation"]
+    expect(cell(b, "Retained bytes") == str(want["retained"]),
+           f"accumulation point retains {cell(b, 'Retained bytes')}, want {want['retained']}")
+    print("browser: waste and suspects pages equal `hprof waste/suspects --json`")
+
+
 def hostile(base, proc):
     cases = [("/" + "a" * 100000, (414, 431)), ("/object?id=0x1", (404,)),
              ("/object?id=zzz", (404,)), ("/class?id=-1", (404,)), ("/../../etc/passwd", (404,)),
@@ -192,6 +219,7 @@ def main():
         b = Browser(driver_url, os.path.join(work, "profile"))
         try:
             browse(b, base)
+            findings(b, base, hprof, dump)
         finally:
             b.quit()
         hostile(base, server)

@@ -59,6 +59,8 @@ static void escapes_everything(void **state)
     check_page(&w, "/object", "0x200", 200);
     check_page(&w, "/object", "0x100", 200);
     check_page(&w, "/dominators", "0x200", 200);
+    check_page(&w, "/waste", NULL, 200);
+    check_page(&w, "/suspects", NULL, 200);
     check_page(&w, "/object", EVIL, 404);
     check_page(&w, "/" EVIL, NULL, 404);
 
@@ -66,6 +68,11 @@ static void escapes_everything(void **state)
     hp_query q = {"0x200", NULL, NULL};
     hp_web_page(&w, "/object", &q, &out);
     assert_non_null(strstr(out.buf, "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;&quot;"));
+    hp_html_free(&out);
+    /* The only object retains everything: the one suspect, named by its class. */
+    hp_web_page(&w, "/suspects", &q, &out);
+    assert_non_null(strstr(out.buf, "<h2>Suspect 1</h2>"));
+    assert_non_null(strstr(out.buf, "0x200</a> &lt;script&gt;"));
     hp_html_free(&out);
     hp_web_close(&w);
     hb_free(&b);

@@ -119,7 +119,7 @@ static int expand_level(tree_ctx *c, size_t lo, size_t hi)
         kid_heap *k = &heaps[i];
         node *p = &c->nodes[parents[i].first];
         sort_tree = d;
-        qsort(k->v, k->n, sizeof *k->v, by_retained);
+        if (k->n) qsort(k->v, k->n, sizeof *k->v, by_retained);
         if (c->n + k->n > c->cap) {
             size_t cap = (c->n + k->n) * 2;
             node *v = realloc(c->nodes, cap * sizeof *v);

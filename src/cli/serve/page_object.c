@@ -65,34 +65,6 @@ static void contents(hp_html *out, const hp_web *w, const hp_sub *s)
     }
 }
 
-static void path_to_roots(hp_html *out, const hp_web *w, uint32_t obj)
-{
-    uint32_t *chain;
-    size_t len = hp_paths_chain(&w->paths, obj, &chain);
-    hp_html_raw(out, "<h2>Path from the GC roots</h2>");
-    if (len == 0) hp_html_raw(out, "<p>No path from a GC root.</p>");
-    hp_html_raw(out, "<ol class=path>");
-    for (size_t i = 0; i < len; i++) {
-        char via[300];
-        hp_html_raw(out, "<li>");
-        if (i == 0) {
-            hp_graph_root_kinds(&w->h.g, chain[0], via, sizeof via);
-            hp_html_raw(out, "<em>");
-            hp_html_text(out, via);
-            hp_html_raw(out, "</em> ");
-        } else {
-            hp_graph_edge_name(&w->h.g, chain[i - 1], chain[i], via, sizeof via);
-            hp_html_raw(out, "<code>");
-            hp_html_text(out, via);
-            hp_html_raw(out, "</code> &rarr; ");
-        }
-        hp_web_object_link(out, w, chain[i]);
-        hp_html_raw(out, "</li>");
-    }
-    hp_html_raw(out, "</ol>");
-    free(chain);
-}
-
 static void referrers(hp_html *out, const hp_web *w, uint32_t obj)
 {
     uint32_t first = w->pred_start[obj], end = w->pred_start[obj + 1];
@@ -155,7 +127,8 @@ int hp_page_object(const hp_web *w, const hp_query *q, hp_html *out)
     snprintf(title, sizeof title, "0x%" PRIx64 " %s", s.id, what);
     hp_web_begin(out, w, title);
     summary(out, w, obj, &s);
-    path_to_roots(out, w, obj);
+    hp_html_raw(out, "<h2>Path from the GC roots</h2>");
+    hp_web_path(out, w, obj);
     contents(out, w, &s);
     referrers(out, w, obj);
     hp_web_end(out);

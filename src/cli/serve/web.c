@@ -17,7 +17,9 @@ int hp_web_open(hp_web *w, const hp_file *f, const hp_opts *o, FILE *err)
     if (hp_domkids_build(&w->kids, &w->h.d, &e) != 0 ||
         hp_paths_build(&w->paths, &w->h.g, 0, &e) != 0 ||
         hp_histo_build(&w->histo, &w->h.ix, w->h.dump, o->model, &e) != 0 ||
-        hp_histo_add_retained(&w->histo, &w->h, &e) != 0) {
+        hp_histo_add_retained(&w->histo, &w->h, &e) != 0 ||
+        hp_waste_find(&w->waste, &w->h, &e) != 0 ||
+        hp_suspects_find(&w->h, &w->kids, &w->histo, &w->suspects, &w->nsuspects, &e) != 0) {
         hp_report(err, f, &e);
         hp_web_close(w);
         return HP_EXIT_MALFORMED;
@@ -35,6 +37,8 @@ void hp_web_close(hp_web *w)
     hp_domkids_free(&w->kids);
     hp_paths_free(&w->paths);
     hp_histo_free(&w->histo);
+    hp_waste_free(&w->waste);
+    free(w->suspects);
     free(w->pred_start);
     free(w->preds);
     hp_heap_close(&w->h);
@@ -53,7 +57,8 @@ void hp_web_begin(hp_html *out, const hp_web *w, const char *title)
     hp_html_raw(out, " - hprof</title>");
     hp_html_raw(out, style);
     hp_html_raw(out, "</head><body><nav><a href=\"/\">Overview</a><a href=\"/histo\">Histogram</a>"
-                     "<a href=\"/dominators\">Dominator tree</a><small>");
+                     "<a href=\"/dominators\">Dominator tree</a><a href=\"/waste\">Waste</a>"
+                     "<a href=\"/suspects\">Suspects</a><small>");
     hp_html_text(out, w->name);
     hp_html_raw(out, "</small></nav><h1>");
     hp_html_text(out, title);
@@ -107,6 +112,33 @@ void hp_web_object_link(hp_html *out, const hp_web *w, uint32_t obj)
     hp_html_text(out, what);
 }
 
+void hp_web_path(hp_html *out, const hp_web *w, uint32_t obj)
+{
+    uint32_t *chain;
+    size_t len = hp_paths_chain(&w->paths, obj, &chain);
+    if (len == 0) hp_html_raw(out, "<p>No path from a GC root.</p>");
+    hp_html_raw(out, "<ol class=path>");
+    for (size_t i = 0; i < len; i++) {
+        char via[300];
+        hp_html_raw(out, "<li>");
+        if (i == 0) {
+            hp_graph_root_kinds(&w->h.g, chain[0], via, sizeof via);
+            hp_html_raw(out, "<em>");
+            hp_html_text(out, via);
+            hp_html_raw(out, "</em> ");
+        } else {
+            hp_graph_edge_name(&w->h.g, chain[i - 1], chain[i], via, sizeof via);
+            hp_html_raw(out, "<code>");
+            hp_html_text(out, via);
+            hp_html_raw(out, "</code> &rarr; ");
+        }
+        hp_web_object_link(out, w, chain[i]);
+        hp_html_raw(out, "</li>");
+    }
+    hp_html_raw(out, "</ol>");
+    free(chain);
+}
+
 uint32_t hp_web_object_arg(const hp_web *w, const char *id)
 {
     return id ? hp_find_object(&w->h, id) : HP_NO_OBJECT;
@@ -118,8 +150,13 @@ int hp_web_page(const hp_web *w, const char *path, const hp_query *q, hp_html *o
         const char *path;
         int (*page)(const hp_web *, const hp_query *, hp_html *);
     } pages[] = {
-        {"/", hp_page_overview},     {"/histo", hp_page_histo},           {"/class", hp_page_class},
-        {"/object", hp_page_object}, {"/dominators", hp_page_dominators},
+        {"/", hp_page_overview},
+        {"/histo", hp_page_histo},
+        {"/class", hp_page_class},
+        {"/object", hp_page_object},
+        {"/dominators", hp_page_dominators},
+        {"/waste", hp_page_waste},
+        {"/suspects", hp_page_suspects},
     };
     for (size_t i = 0; i < sizeof pages / sizeof pages[0]; i++)
         if (strcmp(path, pages[i].path) == 0) return pages[i].page(w, q, out);

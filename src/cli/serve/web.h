@@ -8,6 +8,8 @@
 
 #include "heap/heap.h"
 #include "heap/paths.h"
+#include "heap/suspects.h"
+#include "heap/waste.h"
 #include "histo.h"
 #include "serve/html.h"
 
@@ -17,7 +19,10 @@ typedef struct {
     hp_paths paths;               /* all references, referents included */
     uint32_t *pred_start, *preds; /* referrers in CSR form */
     hp_histo histo;               /* with retained sizes */
-    const char *name;             /* the dump's path, shown in titles */
+    hp_waste waste;
+    hp_suspect *suspects; /* largest first */
+    size_t nsuspects;
+    const char *name; /* the dump's path, shown in titles */
 } hp_web;
 
 /* Query parameters a page may use; NULL when absent. */
@@ -38,6 +43,8 @@ void hp_web_end(hp_html *out);
 int hp_web_error(hp_html *out, const hp_web *w, int status, const char *what, const char *arg);
 /* A link to an object's page, showing its ID and class. */
 void hp_web_object_link(hp_html *out, const hp_web *w, uint32_t obj);
+/* The shortest path from a GC root to obj: root kinds, then each reference. */
+void hp_web_path(hp_html *out, const hp_web *w, uint32_t obj);
 /* The object an "id" parameter names, or HP_NO_OBJECT. */
 uint32_t hp_web_object_arg(const hp_web *w, const char *id);
 
@@ -46,5 +53,7 @@ int hp_page_histo(const hp_web *w, const hp_query *q, hp_html *out);
 int hp_page_class(const hp_web *w, const hp_query *q, hp_html *out);
 int hp_page_object(const hp_web *w, const hp_query *q, hp_html *out);
 int hp_page_dominators(const hp_web *w, const hp_query *q, hp_html *out);
+int hp_page_waste(const hp_web *w, const hp_query *q, hp_html *out);
+int hp_page_suspects(const hp_web *w, const hp_query *q, hp_html *out);
 
 #endif
