@@ -111,7 +111,7 @@ static void test_binary(void **state)
     assert_int_equal(n, 13);
     assert_int_equal(u4(record(b, 0x0B, 4)), 200001);
 
-    struct hp_class c = {100003, 0x77, "[I", "int[]", NULL, false, 0};
+    struct hp_class c = {100003, 0x77, "[I", "int[]", NULL, false, 0, false};
     hp_encoder()->class_load(&c);
     hp_encoder()->class_unload(&c);
     n = take(b, sizeof b);

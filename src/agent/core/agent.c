@@ -15,6 +15,7 @@
 #include "dump.h"
 #include "error.h"
 #include "gc.h"
+#include "in_agent.h"
 #include "listener.h"
 #include "mode.h"
 #include "pause.h"
@@ -88,12 +89,19 @@ static void JNICALL on_thread_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
     hp_thread_ended(jvmti, thread);
 }
 
-static void JNICALL on_class_prepare(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jclass klass)
+static void class_prepared(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jclass klass)
 {
     if (!atomic_load(&hp.live)) return;
     if (hp_output_binary()) hp_class_serial(jvmti, klass);
     FOR_MODES(m)
     if ((*m)->class_prepare) (*m)->class_prepare(jvmti, jni, thread, klass);
+}
+
+static void JNICALL on_class_prepare(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jclass klass)
+{
+    hp_in_agent_enter();
+    class_prepared(jvmti, jni, thread, klass);
+    hp_in_agent_leave(jvmti, jni);
 }
 
 static void JNICALL on_data_dump_request(jvmtiEnv *jvmti)

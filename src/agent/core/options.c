@@ -203,7 +203,7 @@ struct flag_option {
 static const struct flag_option yn_options[] = {
     FLAG(lineno),   FLAG(thread),     FLAG(doe),        FLAG(msa),     FLAG(force),
     FLAG(verbose),  FLAG(primfields), FLAG(primarrays), FLAG(monitor), {"gc_okay", 0},
-    FLAG(coredump), FLAG(errorexit),  FLAG(pause),      FLAG(debug),
+    FLAG(coredump), FLAG(errorexit),  FLAG(pause),      FLAG(debug),   FLAG(javaonly),
 };
 #undef FLAG
 

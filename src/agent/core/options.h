@@ -29,6 +29,7 @@ struct hp_options {
     int interval_ms;
     double cutoff;
     bool lineno, thread, doe, msa, force, verbose;
+    bool javaonly; /* cpu=samples: only samples of walked Java stacks */
     bool primfields, primarrays;
     bool coredump, errorexit, pause, debug; /* see core/error.h and core/pause.h */
     long logflags, debugflags;

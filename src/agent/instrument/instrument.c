@@ -2,6 +2,7 @@
 
 #include "../core/agent.h"
 #include "../core/error.h"
+#include "../core/in_agent.h"
 #include "intrinsics.h"
 #include "numbers.h"
 #include "tracker.h"
@@ -116,10 +117,9 @@ static int number_invoke(void *ctx, const struct bci_invoke *inv)
     return BCI_SKIP;
 }
 
-static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass redefined,
-                                       jobject loader, const char *name, jobject pd, jint len,
-                                       const unsigned char *data, jint *new_len,
-                                       unsigned char **new_data)
+static void rewrite_class(jvmtiEnv *jvmti, JNIEnv *jni, jclass redefined, jobject loader,
+                          const char *name, jobject pd, jint len, const unsigned char *data,
+                          jint *new_len, unsigned char **new_data)
 {
     (void)redefined, (void)pd;
     char buf[1024];
@@ -160,6 +160,16 @@ static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass rede
     }
     if (changed) bci_free(&r);
     free(nb.mnums);
+}
+
+static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass redefined,
+                                       jobject loader, const char *name, jobject pd, jint len,
+                                       const unsigned char *data, jint *new_len,
+                                       unsigned char **new_data)
+{
+    hp_in_agent_enter();
+    rewrite_class(jvmti, jni, redefined, loader, name, pd, len, data, new_len, new_data);
+    hp_in_agent_leave(jvmti, jni);
 }
 
 static jclass define(JNIEnv *jni, const char *name, const unsigned char *bytes, size_t len)

@@ -77,6 +77,29 @@ uint32_t hp_class_serial(jvmtiEnv *jvmti, jclass klass)
     return serial;
 }
 
+uint32_t hp_class_pseudo(const char *name)
+{
+    if (classes == NULL) return 0;
+    size_t len = strlen(name);
+    /* The table owns the signature once the class is made. */
+    struct class_init ci = {NULL, malloc(len + 3), NULL, 0};
+    if (ci.sig == NULL) return 0;
+    ci.sig[0] = 'L';
+    memcpy(ci.sig + 1, name, len);
+    memcpy(ci.sig + 1 + len, ";", 2);
+    hp_out_lock();
+    ci.obj = hp_objid_new(0);
+    hp_table_intern(classes, &ci.obj, sizeof ci.obj, init_class, &ci, NULL);
+    if (ci.made) {
+        ci.made->pseudo = true;
+        hp_encoder()->class_load(ci.made);
+    } else {
+        free(ci.sig);
+    }
+    hp_out_unlock();
+    return ci.made ? ci.made->serial : 0;
+}
+
 const struct hp_class *hp_class_get(uint32_t serial)
 {
     if (serial < HP_CLASS_SERIAL_BASE) return NULL;
@@ -114,7 +137,7 @@ void hp_class_resync(jvmtiEnv *jvmti, JNIEnv *jni)
     uint32_t count = hp_table_count(classes);
     for (uint32_t idx = 1; idx <= count; idx++) {
         struct hp_class *c = hp_table_info(classes, idx);
-        if (!c->unloaded && c->generation != gen) {
+        if (!c->unloaded && !c->pseudo && c->generation != gen) {
             c->unloaded = true;
             hp_encoder()->class_unload(c);
         }

@@ -20,11 +20,16 @@ struct hp_class {
     char *source; /* source file name, NULL if absent */
     bool unloaded;
     uint32_t generation; /* last resync that saw it loaded */
+    bool pseudo;         /* hp_class_pseudo: never loaded, never unloaded */
 };
 
 void hp_class_table_init(void);
 /* The class's serial, adding it (and writing LOAD CLASS) if new; 0 on failure. */
 uint32_t hp_class_serial(jvmtiEnv *jvmti, jclass klass);
+/* A class the JVM never loaded, named `name` (e.g. "<GC>"): the declaring
+ * class of cpu=samples' pseudo-frames. It gets a serial, an object ID no
+ * object has, and LOAD CLASS like any class; 0 on failure. */
+uint32_t hp_class_pseudo(const char *name);
 const struct hp_class *hp_class_get(uint32_t serial);
 /* Serial of an already known class object, 0 if unknown. */
 uint32_t hp_class_find(hp_objid_t obj);

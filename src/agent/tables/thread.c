@@ -85,6 +85,18 @@ struct hp_thread *hp_thread_seen(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, b
     return t;
 }
 
+uint32_t hp_thread_pseudo(const char *name, const char *group)
+{
+    hp_out_lock();
+    pthread_mutex_lock(&threads_lock);
+    uint32_t serial = next_serial++;
+    pthread_mutex_unlock(&threads_lock);
+    struct hp_thread_view v = {serial, hp_objid_new(0), HP_TRACE_EMPTY, name, group, NULL};
+    hp_encoder()->thread_start(&v);
+    hp_out_unlock();
+    return serial;
+}
+
 void hp_thread_ended(jvmtiEnv *jvmti, jthread thread)
 {
     struct hp_thread *t = hp_thread_get(jvmti, thread);

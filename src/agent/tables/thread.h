@@ -26,6 +26,9 @@ struct hp_thread {
  * is not alive or on failure. */
 struct hp_thread *hp_thread_seen(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, bool current,
                                  bool agent);
+/* A thread serial that no Java thread has, announced with THREAD START
+ * under `name` and `group` (cpu=samples: "<virtual threads>"); 0 on failure. */
+uint32_t hp_thread_pseudo(const char *name, const char *group);
 /* Writes THREAD END once for a thread that was seen. */
 void hp_thread_ended(jvmtiEnv *jvmti, jthread thread);
 /* The record of `thread` (NULL: the calling thread), or NULL if unseen. */

@@ -46,7 +46,7 @@ uint32_t hp_trace_intern(uint32_t thread_serial, const uint32_t *frame_ids, uint
  * the few JDK methods they call above them. A trace starts at the user's
  * frame that called into the agent, which is charged with its cost. Agent
  * code calls no user code, so nothing of it lies deeper. */
-static jint agent_frames_on_top(jvmtiEnv *jvmti, JNIEnv *jni, const jvmtiFrameInfo *f, jint n)
+jint hp_trace_agent_frames(jvmtiEnv *jvmti, JNIEnv *jni, const jvmtiFrameInfo *f, jint n)
 {
     jint cut = 0;
     for (jint i = 0; i < n; i++) {
@@ -63,7 +63,7 @@ uint32_t hp_trace_from_frames(jvmtiEnv *jvmti, JNIEnv *jni, const jvmtiFrameInfo
 {
     uint32_t ids[HP_MAX_DEPTH];
     uint32_t kept = 0;
-    for (jint i = agent_frames_on_top(jvmti, jni, frames, n); i < n && kept < HP_MAX_DEPTH; i++) {
+    for (jint i = hp_trace_agent_frames(jvmti, jni, frames, n); i < n && kept < HP_MAX_DEPTH; i++) {
         uint32_t id = hp_frame_intern(jvmti, jni, frames[i].method, frames[i].location);
         if (id) ids[kept++] = id;
     }

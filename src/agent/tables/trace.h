@@ -23,6 +23,12 @@ struct hp_trace {
 /* Creates the table and the empty trace 300000. */
 void hp_trace_table_init(void);
 uint32_t hp_trace_intern(uint32_t thread_serial, const uint32_t *frame_ids, uint32_t n);
+/* Frames a sampler takes beyond depth=, for the agent's own frames that
+ * traces leave out (hp_trace_agent_frames). */
+#define HP_TRACE_AGENT_SLACK 8
+/* How many of the top frames are the agent's (java.lang.Hprof*, with the
+ * JDK methods they call above them): traces start below them. */
+jint hp_trace_agent_frames(jvmtiEnv *jvmti, JNIEnv *jni, const jvmtiFrameInfo *frames, jint n);
 /* Interns JVM TI frames (from GetStackTrace or a sampler). */
 uint32_t hp_trace_from_frames(jvmtiEnv *jvmti, JNIEnv *jni, const jvmtiFrameInfo *frames, jint n,
                               uint32_t thread_serial);

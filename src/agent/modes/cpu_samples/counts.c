@@ -27,11 +27,12 @@ static bool grow(size_t need)
     return true;
 }
 
-void hp_cpu_counts_add(uint32_t trace_serial)
+void hp_cpu_counts_add(uint32_t trace_serial, uint32_t n)
 {
+    if (trace_serial < HP_TRACE_SERIAL_BASE) return; /* no trace: out of memory */
     size_t i = trace_serial - HP_TRACE_SERIAL_BASE;
     pthread_mutex_lock(&lock);
-    if (i < cap || grow(i)) counts[i]++;
+    if (i < cap || grow(i)) counts[i] += n;
     pthread_mutex_unlock(&lock);
 }
 

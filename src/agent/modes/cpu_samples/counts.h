@@ -7,7 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-void hp_cpu_counts_add(uint32_t trace_serial);
+/* Adds n samples to a trace (0: none, out of memory). */
+void hp_cpu_counts_add(uint32_t trace_serial, uint32_t n);
 /* The traces with samples, most first (ties by serial), and the total over
  * all of them. The caller frees *rows. These counts are what
  * hp_cpu_counts_forget_reported later takes away. */

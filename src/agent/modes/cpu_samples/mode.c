@@ -6,6 +6,7 @@
 #include "../../core/mode.h"
 #include "../../core/agent.h"
 #include "../../core/error.h"
+#include "../../core/in_agent.h"
 #include "../../io/writer.h"
 #include "../../output/cpu_report_encoder.h"
 #include "../../output/encoder.h"
@@ -16,8 +17,10 @@
 #include "ring.h"
 #include "sampler.h"
 #include "timers.h"
+#include "vmthreads.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* depth=0 samples nothing, as in the original (reference §3.11). */
 static bool sampling_wanted(void)
@@ -25,10 +28,11 @@ static bool sampling_wanted(void)
     return hp.opt.depth > 0;
 }
 
-/* Frames taken per sample: depth= (options keep it <= HP_MAX_DEPTH). */
+/* Frames taken per sample: depth= (options keep it <= HP_MAX_DEPTH), and
+ * room for the agent's own frames, which traces leave out. */
 static int sample_depth(void)
 {
-    return hp.opt.depth;
+    return hp.opt.depth + HP_TRACE_AGENT_SLACK;
 }
 
 /* AsyncGetCallTrace works only while some agent has ClassLoad enabled. */
@@ -51,6 +55,8 @@ static bool on_load(struct hp_setup *s)
         return false;
     }
     hp_timers_init(hp.opt.interval_ms);
+    hp_vmthreads_init(hp.opt.interval_ms);
+    hp_drain_init(hp.opt.depth, hp.opt.interval_ms, hp.opt.javaonly);
     return hp_sampler_install(sample_depth());
 }
 
@@ -64,6 +70,7 @@ static void vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
     hp_method_ids_of_loaded(jvmti, jni);
     /* Before the drain thread exists, so that it is not among them. */
     hp_timers_arm_unseen();
+    hp_drain_now(jvmti, jni); /* the first poll: what every thread used so far */
     if (!hp_drain_thread_start(jvmti, jni)) {
         hp_timers_stop_all(); /* nothing would count the samples */
         return;
@@ -85,6 +92,18 @@ static void expect_thread(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, struct h
     if (info.context_class_loader) (*jni)->DeleteLocalRef(jni, info.context_class_loader);
 }
 
+/* JDK 21+: the platform threads that run virtual threads. */
+static bool is_carrier(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
+{
+    jclass k = (*jni)->GetObjectClass(jni, thread);
+    char *sig = NULL;
+    bool carrier = k && (*jvmti)->GetClassSignature(jvmti, k, &sig, NULL) == JVMTI_ERROR_NONE &&
+                   strcmp(sig, "Ljdk/internal/misc/CarrierThread;") == 0;
+    if (sig) (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+    if (k) (*jni)->DeleteLocalRef(jni, k);
+    return carrier;
+}
+
 static void thread_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, struct hp_thread *t,
                          bool current)
 {
@@ -94,17 +113,17 @@ static void thread_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, struct hp
     } else if (t->agent) {
         hp_timers_exclude_current();
     } else {
-        hp_timers_arm_current(t->serial);
+        hp_timers_arm_current(t->serial, is_carrier(jvmti, jni, thread));
     }
 }
 
 static void thread_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, struct hp_thread *t)
 {
-    (void)jvmti;
-    (void)jni;
     (void)thread;
     (void)t;
-    if (sampling_wanted()) hp_timers_remove_current();
+    if (!sampling_wanted()) return;
+    hp_timers_remove_current();
+    hp_in_agent_thread_end(jvmti, jni);
 }
 
 static void class_prepare(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jclass klass)
@@ -157,7 +176,9 @@ static void request(jvmtiEnv *jvmti, JNIEnv *jni, const struct hp_request *r)
         report(jvmti, jni, r->cutoff);
         break;
     case HP_REQ_SAMPLING:
-        if (sampling_wanted()) hp_timers_set_running(r->thread_serial, r->on);
+        if (!sampling_wanted()) break;
+        hp_timers_set_running(r->thread_serial, r->on);
+        if (r->thread_serial == 0) hp_vmthreads_set_running(r->on);
         break;
     case HP_REQ_CLEAR_CPU:
         if (sampling_wanted()) hp_drain_now(jvmti, jni);
@@ -181,7 +202,7 @@ static void vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
     hp_sampler_uninstall();
     hp_drain_thread_stop();
     hp_drain_now(jvmti, jni);
-    hp_drain_report_losses();
+    hp_drain_report();
 }
 
 const struct hp_mode hp_mode_cpu_samples = {

@@ -17,9 +17,13 @@ struct hp_agct_frame {
     jmethodID method;
 };
 
+/* n_frames of a sample the handler deferred (core/in_agent.h): skipped. */
+#define HP_SAMPLE_DEFERRED INT32_MIN
+
 struct hp_sample {
     atomic_size_t seq;      /* the queue's turn marker */
     uint32_t thread_serial; /* 0: not known */
+    bool carrier;           /* taken on a virtual threads' carrier thread */
     jint n_frames;          /* AsyncGetCallTrace's count, or its error code */
     struct hp_agct_frame frames[];
 };

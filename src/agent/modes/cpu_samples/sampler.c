@@ -2,6 +2,7 @@
 
 #include "../../core/agent.h"
 #include "../../core/error.h"
+#include "../../core/in_agent.h"
 #include "ring.h"
 #include "timers.h"
 
@@ -27,7 +28,10 @@ static agct_fn agct;
 static jint max_depth;
 static atomic_bool enabled;
 
-/* "In Java, but the top frame is not walkable" (forte.cpp's ticks_unknown_Java). */
+/* forte.cpp's ticks_unknown_not_Java, ticks_not_walkable_not_Java and
+ * ticks_unknown_Java ("in Java, but the top frame is not walkable"). */
+#define AGCT_UNKNOWN_NOT_JAVA (-3)
+#define AGCT_NOT_WALKABLE_NOT_JAVA (-4)
 #define AGCT_UNKNOWN_JAVA (-5)
 
 /* The usual cause of AGCT_UNKNOWN_JAVA is a PC in a frameless leaf stub
@@ -50,6 +54,32 @@ static void retry_from_caller(struct agct_trace *trace, void *ucontext)
 #endif
 }
 
+/* Else a stub that made a frame (push rbp; mov rbp, rsp, as the arraycopy
+ * stubs do) keeps its return address above its saved frame pointer. The
+ * frame pointer is only followed when it lies in the thread's own stack
+ * between the stack pointer and the stack's end, so both reads stay in
+ * mapped memory whatever rbp holds. */
+static void retry_from_frame(struct agct_trace *trace, void *ucontext, uintptr_t stack_end)
+{
+#if defined(__x86_64__)
+    ucontext_t caller = *(const ucontext_t *)ucontext;
+    greg_t *regs = caller.uc_mcontext.gregs;
+    uintptr_t fp = (uintptr_t)regs[REG_RBP], sp = (uintptr_t)regs[REG_RSP];
+    if (fp < sp || fp % sizeof(greg_t) != 0 || stack_end < 2 * sizeof(greg_t) ||
+        fp > stack_end - 2 * sizeof(greg_t))
+        return;
+    const greg_t *frame = (const greg_t *)fp;
+    regs[REG_RIP] = frame[1];
+    regs[REG_RBP] = frame[0];
+    regs[REG_RSP] = (greg_t)(fp + 2 * sizeof(greg_t));
+    agct(trace, max_depth, &caller);
+#else
+    (void)trace;
+    (void)ucontext;
+    (void)stack_end;
+#endif
+}
+
 static void sample(struct hp_cpu_timer *t, void *ucontext)
 {
     JNIEnv *env = NULL;
@@ -58,13 +88,21 @@ static void sample(struct hp_cpu_timer *t, void *ucontext)
         hp_timers_disarm_self(t); /* a GC or other VM-internal thread */
         return;
     }
+    uint32_t serial = atomic_load_explicit(&t->thread_serial, memory_order_relaxed);
+    if (hp_in_agent_note(serial)) return; /* taken when the agent code returns */
     struct hp_sample *s = hp_ring_claim();
     if (s == NULL) return;
-    s->thread_serial = atomic_load_explicit(&t->thread_serial, memory_order_relaxed);
+    s->thread_serial = serial;
+    s->carrier = t->carrier;
     struct agct_trace trace = {env, 0, s->frames};
     agct(&trace, max_depth, ucontext);
     if (trace.num_frames == AGCT_UNKNOWN_JAVA) retry_from_caller(&trace, ucontext);
-    s->n_frames = trace.num_frames;
+    if (trace.num_frames == AGCT_UNKNOWN_JAVA) retry_from_frame(&trace, ucontext, t->stack_end);
+    /* Outside Java code and not walkable, e.g. in the VM's allocation slow
+     * path: the allocation hook right after it knows the stack. */
+    bool outside_java =
+        trace.num_frames == AGCT_UNKNOWN_NOT_JAVA || trace.num_frames == AGCT_NOT_WALKABLE_NOT_JAVA;
+    s->n_frames = outside_java && hp_in_agent_defer(serial) ? HP_SAMPLE_DEFERRED : trace.num_frames;
     hp_ring_publish(s);
 }
 

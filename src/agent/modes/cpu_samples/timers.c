@@ -37,9 +37,7 @@ struct hp_cpu_timer *hp_timers_from_signal(void *p)
     return p;
 }
 
-/* Linux's clock ID of a thread's CPU-time clock (what pthread_getcpuclockid
- * returns), built from the tid so that other threads can be armed too. */
-static clockid_t thread_cpu_clock(pid_t tid)
+clockid_t hp_thread_cpu_clock(pid_t tid)
 {
     return (clockid_t)((~(unsigned)tid << 3) | 6);
 }
@@ -51,8 +49,36 @@ static struct hp_cpu_timer *find(pid_t tid)
     return NULL;
 }
 
+bool hp_timers_sampled(pid_t tid)
+{
+    pthread_mutex_lock(&lock);
+    const struct hp_cpu_timer *t = find(tid);
+    bool sampled = t && t->has_timer && !atomic_load(&t->not_java);
+    pthread_mutex_unlock(&lock);
+    return sampled;
+}
+
+/* The first expiry at a random point of the first interval: a thread then
+ * gets CPU/interval samples on average however short it lives, where a
+ * full first interval would miss up to one interval of every thread. */
+static struct itimerspec first_period(pid_t tid)
+{
+    static _Atomic uint64_t seed = 0x9e3779b97f4a7c15u;
+    uint64_t x = atomic_fetch_add(&seed, 0x9e3779b97f4a7c15u) ^ (uint64_t)tid;
+    x ^= x >> 31;
+    x *= 0xbf58476d1ce4e5b9u;
+    x ^= x >> 29;
+    uint64_t ns =
+        (uint64_t)period.it_interval.tv_sec * 1000000000u + (uint64_t)period.it_interval.tv_nsec;
+    uint64_t first = 1 + x % ns;
+    struct itimerspec p = period;
+    p.it_value.tv_sec = (time_t)(first / 1000000000u);
+    p.it_value.tv_nsec = (long)(first % 1000000000u);
+    return p;
+}
+
 /* Caller holds the lock. */
-static void arm(pid_t tid, uint32_t thread_serial)
+static void arm(pid_t tid, uint32_t thread_serial, bool carrier, uintptr_t stack_end)
 {
     if (stopped || find(tid)) return;
     struct hp_cpu_timer *t = find(0);
@@ -65,10 +91,14 @@ static void arm(pid_t tid, uint32_t thread_serial)
     ev.sigev_value.sival_ptr = t;
     ev._sigev_un._tid = tid;
     atomic_store(&t->thread_serial, thread_serial);
-    if (timer_create(thread_cpu_clock(tid), &ev, &t->timer) != 0) return; /* tid gone */
+    t->carrier = carrier;
+    t->stack_end = stack_end;
+    if (timer_create(hp_thread_cpu_clock(tid), &ev, &t->timer) != 0) return; /* tid gone */
     t->tid = tid;
     t->has_timer = true;
-    timer_settime(t->timer, 0, &period, NULL);
+    atomic_store(&t->not_java, false);
+    struct itimerspec first = first_period(tid);
+    timer_settime(t->timer, 0, &first, NULL);
 }
 
 static void delete_timer(struct hp_cpu_timer *t)
@@ -77,7 +107,19 @@ static void delete_timer(struct hp_cpu_timer *t)
     t->has_timer = false;
 }
 
-void hp_timers_arm_current(uint32_t thread_serial)
+/* For the sampler's frame-pointer check; not async-signal-safe, so taken here. */
+static uintptr_t stack_end_of_current(void)
+{
+    pthread_attr_t attr;
+    void *addr = NULL;
+    size_t size = 0;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0) return 0;
+    if (pthread_attr_getstack(&attr, &addr, &size) != 0) addr = NULL;
+    pthread_attr_destroy(&attr);
+    return addr ? (uintptr_t)addr + size : 0;
+}
+
+void hp_timers_arm_current(uint32_t thread_serial, bool carrier)
 {
     pid_t tid = gettid();
     pthread_mutex_lock(&lock);
@@ -88,7 +130,7 @@ void hp_timers_arm_current(uint32_t thread_serial)
         delete_timer(t);
         t->tid = 0;
     }
-    arm(tid, thread_serial);
+    arm(tid, thread_serial, carrier, stack_end_of_current());
     pthread_mutex_unlock(&lock);
 }
 
@@ -199,8 +241,11 @@ void hp_timers_arm_unseen(void)
     }
     closedir(d);
     pthread_mutex_lock(&lock);
+    /* The others are the VM's own threads (GC, JIT, ...): vmthreads.c
+     * counts their CPU by their clocks, which costs them no signals. */
     for (size_t i = 0; i < n; i++)
-        arm(tasks[i].tid, serial_by_name(tasks, n, &tasks[i]));
+        if (count_comm(expected, n_expected, tasks[i].comm) > 0)
+            arm(tasks[i].tid, serial_by_name(tasks, n, &tasks[i]), false, 0);
     pthread_mutex_unlock(&lock);
     free(tasks);
 }
@@ -209,6 +254,7 @@ void hp_timers_disarm_self(struct hp_cpu_timer *t)
 {
     static const struct itimerspec zero;
     timer_settime(t->timer, 0, &zero, NULL);
+    atomic_store(&t->not_java, true);
 }
 
 void hp_timers_set_running(uint32_t thread_serial, bool on)
@@ -216,7 +262,8 @@ void hp_timers_set_running(uint32_t thread_serial, bool on)
     static const struct itimerspec zero;
     pthread_mutex_lock(&lock);
     for (size_t i = 0; i < used; i++)
-        if (pool[i].has_timer && (thread_serial == 0 || pool[i].thread_serial == thread_serial))
+        if (pool[i].has_timer && !atomic_load(&pool[i].not_java) &&
+            (thread_serial == 0 || pool[i].thread_serial == thread_serial))
             timer_settime(pool[i].timer, 0, on ? &period : &zero, NULL);
     pthread_mutex_unlock(&lock);
 }

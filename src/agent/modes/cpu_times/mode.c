@@ -2,6 +2,7 @@
 
 #include "../../core/agent.h"
 #include "../../core/error.h"
+#include "../../core/in_agent.h"
 #include "../../instrument/instrument.h"
 #include "collect.h"
 #include "report.h"
@@ -27,8 +28,10 @@ JNIEXPORT jint JNICALL Java_java_lang_HprofTracker_depth(JNIEnv *jni, jclass k)
 
 JNIEXPORT void JNICALL Java_java_lang_HprofTracker_backoff(JNIEnv *jni, jclass k, jint round)
 {
-    (void)jni, (void)k;
+    (void)k;
+    hp_in_agent_enter();
     hp_instr_backoff(round);
+    hp_in_agent_leave(hp.jvmti, jni);
 }
 
 /* The calling thread's CPU time in ns, -1 without a thread CPU clock. */

@@ -3,6 +3,7 @@
 #include "../../core/agent.h"
 #include "../../core/error.h"
 #include "../../core/gc.h"
+#include "../../core/in_agent.h"
 #include "../../instrument/instrument.h"
 #include "../../tables/class.h"
 #include "../../tables/method.h"
@@ -88,13 +89,9 @@ static bool learn_class(jvmtiEnv *jvmti, JNIEnv *jni, struct hp_bsite *b, jobjec
     return true;
 }
 
-JNIEXPORT jint JNICALL Java_java_lang_HprofSites_tag(JNIEnv *jni, jclass k, jobject o,
-                                                     jintArray keys, jint at, jint kid,
-                                                     jboolean sampled)
+static jint tag(jvmtiEnv *jvmti, JNIEnv *jni, jobject o, jintArray keys, jint at, jint kid,
+                jboolean sampled)
 {
-    (void)k;
-    jvmtiEnv *jvmti = hp.jvmti;
-    if (o == NULL) return -1; /* engage() links the native this way */
     if (kid <= 0) {
         jint buf[64];
         (*jni)->GetIntArrayRegion(jni, keys, at, width, buf);
@@ -120,6 +117,18 @@ JNIEXPORT jint JNICALL Java_java_lang_HprofSites_tag(JNIEnv *jni, jclass k, jobj
     return kid;
 }
 
+JNIEXPORT jint JNICALL Java_java_lang_HprofSites_tag(JNIEnv *jni, jclass k, jobject o,
+                                                     jintArray keys, jint at, jint kid,
+                                                     jboolean sampled)
+{
+    (void)k;
+    if (o == NULL) return -1; /* engage() links the native this way */
+    hp_in_agent_enter();
+    jint r = tag(hp.jvmti, jni, o, keys, at, kid, sampled);
+    hp_in_agent_leave(hp.jvmti, jni);
+    return r;
+}
+
 JNIEXPORT jint JNICALL Java_java_lang_HprofSites_derive(JNIEnv *jni, jclass k, jint site, jclass c)
 {
     (void)jni, (void)k;
@@ -133,15 +142,19 @@ JNIEXPORT jint JNICALL Java_java_lang_HprofSites_derive(JNIEnv *jni, jclass k, j
 
 JNIEXPORT void JNICALL Java_java_lang_HprofSites_backoff(JNIEnv *jni, jclass k, jint round)
 {
-    (void)jni, (void)k;
+    (void)k;
+    hp_in_agent_enter();
     hp_instr_backoff(round);
+    hp_in_agent_leave(hp.jvmti, jni);
 }
 
 JNIEXPORT void JNICALL Java_java_lang_HprofSites_own(JNIEnv *jni, jclass k, jobject o)
 {
-    (void)jni, (void)k;
+    (void)k;
+    hp_in_agent_enter();
     /* Site bits 0: tagged, so never counted as an untagged live object. */
     (*hp.jvmti)->SetTag(hp.jvmti, o, (jlong)hp_objid_new(0));
+    hp_in_agent_leave(hp.jvmti, jni);
 }
 
 /* Callers from the shadow stack (deeper than the window holds). */
@@ -282,8 +295,8 @@ static bool counted_by_hook(jvmtiEnv *jvmti, const jvmtiFrameInfo *f, jint n)
     return hooked;
 }
 
-static void JNICALL on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
-                                       jclass klass, jlong size)
+static void record_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
+                                   jclass klass, jlong size)
 {
     (void)thread;
     if (!atomic_load_explicit(&recording, memory_order_relaxed)) return;
@@ -312,6 +325,14 @@ static void JNICALL on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thr
     atomic_fetch_add_explicit(&key->bytes, (uint64_t)size, memory_order_relaxed);
     if ((*jvmti)->SetTag(jvmti, object, (jlong)hp_objid_new(kid)) == JVMTI_ERROR_NONE)
         atomic_fetch_add_explicit(&key->tagged, 1, memory_order_relaxed);
+}
+
+static void JNICALL on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
+                                       jclass klass, jlong size)
+{
+    hp_in_agent_enter();
+    record_vm_object_alloc(jvmti, jni, thread, object, klass, size);
+    hp_in_agent_leave(jvmti, jni);
 }
 
 /* ---- set up ---- */

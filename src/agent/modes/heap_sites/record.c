@@ -2,6 +2,7 @@
 
 #include "../../core/agent.h"
 #include "../../core/error.h"
+#include "../../core/in_agent.h"
 #include "../../tables/class.h"
 #include "../../tables/thread.h"
 #include "../../tables/trace.h"
@@ -17,8 +18,8 @@ void hp_sites_record_enable(bool on)
     atomic_store(&recording, on);
 }
 
-void JNICALL hp_sites_on_sampled_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
-                                       jclass klass, jlong size)
+static void record_sampled_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
+                                 jclass klass, jlong size)
 {
     (void)thread; /* always the current thread: capture with NULL is cheaper */
     if (!atomic_load_explicit(&recording, memory_order_relaxed)) return;
@@ -41,4 +42,12 @@ void JNICALL hp_sites_on_sampled_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thr
                               memory_order_relaxed);
     /* A fresh object has no tag yet, so this ID cannot replace another. */
     (*jvmti)->SetTag(jvmti, object, (jlong)hp_objid_new(site));
+}
+
+void JNICALL hp_sites_on_sampled_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
+                                       jclass klass, jlong size)
+{
+    hp_in_agent_enter();
+    record_sampled_alloc(jvmti, jni, thread, object, klass, size);
+    hp_in_agent_leave(jvmti, jni);
 }

@@ -1,0 +1,170 @@
+#include "vmthreads.h"
+
+#include "counts.h"
+#include "pseudo.h"
+#include "timers.h"
+
+#include <dirent.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct polled {
+    pid_t tid;
+    bool java; /* sampled by its timer: never polled */
+    enum hp_pseudo kind;
+    uint64_t used_ns; /* CPU counted so far */
+    uint32_t seen;    /* the poll that last listed it */
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct polled *threads; /* sorted by tid */
+static size_t n_threads, cap_threads;
+static uint64_t interval_ns;
+/* CPU not yet in samples, per kind; rounding to the nearest sample leaves it
+ * between -interval/2 and +interval/2, so the counts are not biased low. */
+static int64_t carry[HP_PSEUDO_COUNT];
+static uint32_t polls;
+static bool paused;
+
+void hp_vmthreads_init(int interval_ms)
+{
+    interval_ns = (uint64_t)(interval_ms < 1 ? 1 : interval_ms) * 1000000u;
+}
+
+static uint64_t cpu_ns(pid_t tid)
+{
+    struct timespec ts;
+    if (clock_gettime(hp_thread_cpu_clock(tid), &ts) != 0) return 0; /* gone */
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void read_comm(pid_t tid, char *comm, size_t len)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d/comm", (int)tid);
+    comm[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (f == NULL) return;
+    if (fgets(comm, (int)len, f) == NULL) comm[0] = '\0';
+    fclose(f);
+    comm[strcspn(comm, "\n")] = '\0';
+}
+
+/* In threads[0, n), which is sorted. */
+static struct polled *find(pid_t tid, size_t n)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (threads[mid].tid < tid)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && threads[lo].tid == tid ? &threads[lo] : NULL;
+}
+
+static int by_tid(const void *a, const void *b)
+{
+    pid_t x = ((const struct polled *)a)->tid, y = ((const struct polled *)b)->tid;
+    return (x > y) - (x < y);
+}
+
+/* A thread listed for the first time. The process's first thread is the
+ * launcher's, which only starts the VM. */
+static void add(pid_t tid, bool first_poll)
+{
+    if (n_threads == cap_threads) {
+        size_t cap = cap_threads ? 2 * cap_threads : 64;
+        struct polled *more = realloc(threads, cap * sizeof *more);
+        if (more == NULL) return; /* this thread's time goes uncounted */
+        threads = more;
+        cap_threads = cap;
+    }
+    struct polled *p = &threads[n_threads++];
+    memset(p, 0, sizeof *p);
+    p->tid = tid;
+    p->java = hp_timers_sampled(tid);
+    if (p->java) {
+        /* Only what a Java thread used before its timer: the VM's start. */
+        if (first_poll) carry[HP_PSEUDO_VM_STARTUP] += (int64_t)cpu_ns(tid);
+        return;
+    }
+    char comm[32];
+    read_comm(tid, comm, sizeof comm);
+    p->kind = tid == getpid() ? HP_PSEUDO_VM_STARTUP : hp_pseudo_of_thread_name(comm);
+}
+
+static void list_threads(bool first_poll)
+{
+    DIR *d = opendir("/proc/self/task");
+    if (d == NULL) return;
+    size_t known = n_threads;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        char *end;
+        long tid = strtol(e->d_name, &end, 10);
+        if (*end != '\0' || tid <= 0) continue;
+        struct polled *p = find((pid_t)tid, known); /* readdir lists a tid once */
+        if (p == NULL) {
+            add((pid_t)tid, first_poll);
+            p = &threads[n_threads - 1];
+            if (p->tid != (pid_t)tid) continue; /* no memory */
+        } else if (!p->java && hp_timers_sampled(p->tid)) {
+            p->java = true; /* listed before its ThreadStart armed it */
+        }
+        p->seen = polls;
+    }
+    closedir(d);
+    if (n_threads > known) qsort(threads, n_threads, sizeof *threads, by_tid);
+}
+
+static void read_clocks(void)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < n_threads; i++) {
+        struct polled *p = &threads[i];
+        if (p->seen != polls) continue; /* ended: what it used since the last poll is lost */
+        if (!p->java) {
+            uint64_t now = cpu_ns(p->tid);
+            if (now > p->used_ns) {
+                if (!paused) carry[p->kind] += (int64_t)(now - p->used_ns);
+                p->used_ns = now;
+            }
+        }
+        threads[kept++] = *p;
+    }
+    n_threads = kept;
+}
+
+void hp_vmthreads_set_running(bool on)
+{
+    pthread_mutex_lock(&lock);
+    paused = !on;
+    pthread_mutex_unlock(&lock);
+}
+
+uint64_t hp_vmthreads_poll(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+    pthread_mutex_lock(&lock);
+    bool first = polls++ == 0;
+    list_threads(first);
+    read_clocks();
+    uint32_t samples[HP_PSEUDO_COUNT];
+    for (int k = 0; k < HP_PSEUDO_COUNT; k++) {
+        int64_t n = (carry[k] + (int64_t)interval_ns / 2) / (int64_t)interval_ns;
+        samples[k] = n > 0 ? (uint32_t)n : 0;
+        carry[k] -= (int64_t)samples[k] * (int64_t)interval_ns;
+    }
+    pthread_mutex_unlock(&lock);
+    uint64_t added = 0;
+    for (int k = 0; k < HP_PSEUDO_COUNT; k++) {
+        if (samples[k] == 0) continue;
+        hp_cpu_counts_add(hp_pseudo_trace(jvmti, jni, (enum hp_pseudo)k, 0), samples[k]);
+        added += samples[k];
+    }
+    return added;
+}
