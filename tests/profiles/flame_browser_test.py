@@ -32,6 +32,7 @@ class FlameBrowserTest(unittest.TestCase):
         cls.samples = page("ascii_samples", "samples")
         cls.threads = page("ascii_samples", "threads", "--threads", "--title", "per thread")
         cls.script = page("ascii_script", "script")
+        cls.pseudo = page("ascii_pseudo", "pseudo")
         cls.diff = os.path.join(ARGS["--work"], "diff.html")
         subprocess.run([ARGS["--cli"], "flame", "--diff", "--minwidth", "0",
                         os.path.join(ARGS["--corpus"], "ascii_samples.txt"),
@@ -113,11 +114,34 @@ class FlameBrowserTest(unittest.TestCase):
         self.assertEqual(kinds["java.lang.Object.wait"], "k2")  # native
         self.assertEqual(kinds["java.lang.Thread.run"], "k1")   # JDK
         self.assertEqual(kinds["ProfHot.hot"], "k0")            # Java
-        self.assertEqual(kinds["[below cutoff]"], "k3")         # VM pseudo-frame
+        self.assertEqual(kinds["[below cutoff]"], "k3")         # hprof's summary
         self.assertEqual(kinds["[empty trace]"], "k4")          # unwalkable
         self.b.open(self.threads)
         self.assertEqual(self.frame("[thread main]")[2].split()[1], "k6")
         self.assertEqual(self.b.js("return document.title;"), "per thread")
+
+    def test_pseudo_frames_coloured_by_their_class(self):
+        self.b.open(self.pseudo)
+        frames = {f[0]: f[2].split()[1] for f in self.frames()}
+        self.assertEqual(frames["<GC>.workers"], "k7")
+        self.assertEqual(frames["[GC workers].young"], "k7")
+        self.assertEqual(frames["[JIT].compile"], "k8")
+        self.assertEqual(frames["[VM].operations"], "k9")
+        self.assertEqual(frames["[GCLocker].stall"], "k9")
+        self.assertEqual(frames["<unwalkable>.in_gc"], "k4")
+        colours = self.b.js("""var out = {};
+            document.querySelectorAll('#chart .f').forEach(function (e) {
+              out[e.className.split(' ')[1]] = getComputedStyle(e).backgroundColor; });
+            return out;""")
+        kinds = ["k0", "k4", "k7", "k8", "k9"]
+        self.assertEqual(len({colours[k] for k in kinds}), len(kinds), colours)
+        tip = self.b.js("""var e = Array.from(document.querySelectorAll('#chart .f'))
+            .filter(function (x) { return x.textContent === '[JIT].compile'; })[0];
+            var r = e.getBoundingClientRect();
+            e.dispatchEvent(new MouseEvent('mousemove', {bubbles: true, clientX: r.left + 2,
+                                                         clientY: r.top + 2}));
+            return document.getElementById('tip').textContent;""")
+        self.assertIn("[JIT].compile (JIT, ", tip)
 
     def test_differential_colours_and_widths(self):
         self.b.open(self.diff)

@@ -117,6 +117,42 @@ static void test_ascii_old(void **state)
     free(text);
 }
 
+static void check_pseudo_kinds(const hp_profile *p)
+{
+    assert_int_equal(frame_kind(p, "<GC>.workers"), HP_FK_GC);
+    assert_int_equal(frame_kind(p, "[GC workers].young"), HP_FK_GC);
+    assert_int_equal(frame_kind(p, "[JIT].compile"), HP_FK_JIT);
+    assert_int_equal(frame_kind(p, "[VM].operations"), HP_FK_VM);
+    assert_int_equal(frame_kind(p, "[GCLocker].stall"), HP_FK_VM); /* a word, not a prefix */
+    assert_int_equal(frame_kind(p, "<unwalkable>.in_gc"), HP_FK_UNWALKABLE);
+    assert_int_equal(frame_kind(p, "P.run"), HP_FK_USER);
+}
+
+/* Bracketed classes are pseudo-frames of their kind, in ascii and, written
+ * as ordinary FRAME records, in binary. */
+static void test_pseudo_frames(void **state)
+{
+    (void)state;
+    char *text, *out = NULL;
+    size_t len = 0;
+    hp_profile_set set, again;
+    hp_error e;
+    load_corpus("ascii_pseudo.txt", &set, &text);
+    check_pseudo_kinds(&set.kinds[HP_PK_SAMPLES]);
+    FILE *f = open_memstream(&out, &len);
+    assert_int_equal(hp_write_binary(f, &set, &e), 0);
+    fclose(f);
+    assert_int_equal(hp_profile_load_mem(&again, "binary", (uint8_t *)out, len, HP_WANT_ALL, &e),
+                     0);
+    assert_int_equal(again.format, HP_PFMT_BINARY);
+    check_pseudo_kinds(&again.kinds[HP_PK_SAMPLES]);
+    assert_int_equal(stack_value(&again.kinds[HP_PK_SAMPLES], "[JIT].compile", 0), 5);
+    hp_profile_set_free(&again);
+    hp_profile_set_free(&set);
+    free(out);
+    free(text);
+}
+
 #define HEAD "JAVA PROFILE 1.0.1, created Thu Nov 26 00:11:46 2026\n\n--------\n\n"
 #define TRACE1 "TRACE 1:\n\tA.b(A.java:3)\n"
 #define SAMPLES(rows)                                                                              \
@@ -303,6 +339,7 @@ int main(void)
         cmocka_unit_test(test_binary_truncations),
         cmocka_unit_test(test_corpus),
         cmocka_unit_test(test_merge_threads_by_name_and_rank),
+        cmocka_unit_test(test_pseudo_frames),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -56,6 +56,27 @@ static const uint64_t *trace_offset(const breader *b, uint32_t serial)
     return i < b->ntrace_slots && b->trace_at[i] != UINT64_MAX ? &b->trace_at[i] : NULL;
 }
 
+/* The frame's class name in Java form; a pseudo-frame's bracketed class
+ * ("[GC]") as written, not read as an array descriptor. */
+static int frame_class_name(const hp_index *ix, uint32_t serial, char *buf, size_t cap)
+{
+    const uint64_t *at = hp_idmap_get(&ix->serials, serial);
+    hp_record r;
+    hp_rec o;
+    const uint8_t *s;
+    uint32_t n;
+    if (at) {
+        hp_index_record(ix, *at, &r, &o);
+        if (hp_index_string(ix, o.load_class.name_id, &s, &n) && n >= 2 && n < cap && s[0] == '[' &&
+            s[n - 1] == ']') {
+            memcpy(buf, s, n);
+            buf[n] = '\0';
+            return 1;
+        }
+    }
+    return hp_index_class_name_by_serial(ix, serial, buf, cap);
+}
+
 static uint32_t model_frame(breader *b, uint64_t frame_id)
 {
     size_t slot = (frame_id ^ frame_id >> 17) & (RECENT - 1);
@@ -76,7 +97,7 @@ static uint32_t model_frame(breader *b, uint64_t frame_id)
         hp_rec o;
         char name[4096], *end;
         hp_index_record(b->ix, *at, &r, &o);
-        if (!hp_index_class_name_by_serial(b->ix, o.frame.class_serial, name, sizeof name - 2))
+        if (!frame_class_name(b->ix, o.frame.class_serial, name, sizeof name - 2))
             strcpy(name, "<Unknown Class>");
         size_t cls_len = strlen(name);
         name[cls_len] = '.';

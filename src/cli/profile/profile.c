@@ -1,8 +1,10 @@
 /* The profile model: interning of strings, frames and stacks. */
 #include "profile/profile.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static const hp_pvalue samples_values[] = {{"samples", "count"}};
 static const hp_pvalue times_values[] = {{"calls", "count"}, {"time", "ms"}};
@@ -136,9 +138,33 @@ static int starts(const char *s, size_t n, const char *prefix)
     return n >= k && memcmp(s, prefix, k) == 0;
 }
 
+/* The kind of a pseudo-frame from its bracketed class ("[GC]", "<JIT>"), or -1. */
+static int pseudo_kind(const char *cls, size_t n)
+{
+    static const struct {
+        const char *word;
+        int kind;
+    } words[] = {{"gc", HP_FK_GC},
+                 {"jit", HP_FK_JIT},
+                 {"unwalkable", HP_FK_UNWALKABLE},
+                 {"unknown class", HP_FK_UNWALKABLE}};
+    if (n < 2 || !((cls[0] == '[' && cls[n - 1] == ']') || (cls[0] == '<' && cls[n - 1] == '>')))
+        return -1;
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+        size_t k = strlen(words[i].word);
+        /* the word alone or followed by a separator: "[GC]", "[GC workers]", not "[GCLocker]" */
+        if (k <= n - 2 && !strncasecmp(cls + 1, words[i].word, k) &&
+            !isalnum((unsigned char)cls[1 + k]))
+            return words[i].kind;
+    }
+    return HP_FK_VM;
+}
+
 static int derived_kind(const hp_profile *p, const hp_pframe *f)
 {
     const char *name = hp_profile_str(p, f->func);
+    int pseudo = pseudo_kind(name, f->cls_len);
+    if (pseudo >= 0) return pseudo;
     if (f->line == HP_LINE_NATIVE) return HP_FK_NATIVE;
     if (starts(name, f->cls_len, "<Unknown Class>") || strstr(name, "<Unknown Method>"))
         return HP_FK_UNWALKABLE;
@@ -235,6 +261,6 @@ int hp_profile_settle(hp_profile *p, const uint64_t stated[HP_PVALUES])
             any = 1;
         }
     if (!any) return 0;
-    uint32_t f = hp_profile_pseudo(p, "[below cutoff]", HP_FK_VM);
+    uint32_t f = hp_profile_pseudo(p, "[below cutoff]", HP_FK_SUMMARY);
     return f == UINT32_MAX ? -1 : hp_profile_add(p, &f, 1, 0, rest);
 }

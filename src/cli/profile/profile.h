@@ -23,15 +23,21 @@ enum hp_pkind {
     HP_PK_NKINDS
 };
 
-/* Kinds of frame, for colour and for the renderers' pseudo-frames. */
+/* Kinds of frame, for colour and for the renderers' own frames. A frame
+ * whose class is bracketed, "[GC]" or "<GC>" (no Java class name starts with
+ * '[' or '<'), is a pseudo-frame the agent writes for time outside Java code:
+ * its kind comes from the word inside (GC, JIT, unwalkable; anything else VM). */
 enum hp_fkind {
     HP_FK_USER,       /* application Java code */
     HP_FK_JDK,        /* java., javax., jdk., sun., com.sun. */
     HP_FK_NATIVE,     /* native method (line -3 / "Native method") */
-    HP_FK_VM,         /* pseudo-frames: "[below cutoff]" */
-    HP_FK_UNWALKABLE, /* "[empty trace]", unknown class or method */
+    HP_FK_SUMMARY,    /* hprof's own: "[below cutoff]", the root, merged narrow frames */
+    HP_FK_UNWALKABLE, /* "[empty trace]", unknown class or method, "[unwalkable]" */
     HP_FK_ALLOC,      /* the allocated class at the top of a SITES stack */
     HP_FK_THREAD,     /* "[thread NAME]" roots of per-thread trees */
+    HP_FK_GC,         /* pseudo-frames "[GC]..." */
+    HP_FK_JIT,        /* pseudo-frames "[JIT]..." */
+    HP_FK_VM,         /* pseudo-frames "[VM]..." and other bracketed classes */
     HP_FK_NKINDS,
     HP_FK_AUTO = 255 /* to hp_profile_frame(): derive USER, JDK or NATIVE from name and line */
 };

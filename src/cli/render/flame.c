@@ -151,7 +151,7 @@ static int emit_node(emitter *e, const view *v, const run *x, size_t nkids)
     uint32_t id = hp_profile_string(&e->names, name, strlen(name));
     if (id == UINT32_MAX) return -1;
     fprintf(e->out, "%u,%u,%d,%llu,%zu,", id,
-            x->frame == UINT32_MAX ? (unsigned)HP_FK_VM : p->frames[x->frame].kind,
+            x->frame == UINT32_MAX ? (unsigned)HP_FK_SUMMARY : p->frames[x->frame].kind,
             x->frame == UINT32_MAX ? 0 : v->f->line[x->frame], (unsigned long long)x->total[0],
             nkids);
     if (e->diff) fprintf(e->out, "%llu,", (unsigned long long)x->total[1]);

@@ -4,8 +4,9 @@
  * share of the matches. Reset. Inverted (callers) view. */
 (function () {
   'use strict';
-  var KINDS = ['Java', 'JDK', 'native', 'VM', 'unwalkable', 'allocated class', 'thread'];
-  var HUES = [30, 100, 0, -1, -1, 205, 270]; /* -1: the kind's grey from the style sheet */
+  var KINDS = ['Java', 'JDK', 'native', 'hprof summary', 'unwalkable', 'allocated class', 'thread',
+               'GC', 'JIT', 'VM'];
+  var HUES = [30, 100, 0, -1, -1, 205, 270, 55, 175, -1]; /* -1: a colour from the style sheet */
   var ROW = 16;
   var data = window.HPROF_DATA;
   var names = document.getElementById('names').textContent.split('\n');

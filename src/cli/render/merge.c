@@ -7,7 +7,7 @@
 
 int hp_merge_is_row(const hp_profile *p, const hp_pstack *st)
 {
-    return p->frames[p->stack_frames[st->first]].kind != HP_FK_VM;
+    return p->frames[p->stack_frames[st->first]].kind != HP_FK_SUMMARY;
 }
 
 static uint32_t copy_string(hp_profile *out, const hp_profile *in, uint32_t id)

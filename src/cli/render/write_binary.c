@@ -65,12 +65,12 @@ static uint64_t class_serial(writer *w, const char *s, size_t n)
     return id;
 }
 
-/* Pseudo-frames ("[below cutoff]", "[empty trace]") and SITES' classes are
+/* hprof's own frames ("[below cutoff]", "[empty trace]") and SITES' classes are
  * not trace frames. */
 static int in_trace(const hp_profile *p, uint32_t frame)
 {
     const hp_pframe *f = &p->frames[frame];
-    return f->kind != HP_FK_VM && f->kind != HP_FK_ALLOC && f->kind != HP_FK_THREAD &&
+    return f->kind != HP_FK_SUMMARY && f->kind != HP_FK_ALLOC && f->kind != HP_FK_THREAD &&
            strcmp(hp_profile_str(p, f->func), "[empty trace]") != 0;
 }
 
