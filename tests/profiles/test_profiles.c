@@ -305,6 +305,47 @@ static void test_merge_threads_by_name_and_rank(void **state)
     }
 }
 
+/* A one-frame stack named `name` with `count` samples. */
+static void add_named(hp_profile *p, const char *name, uint64_t count)
+{
+    hp_pframe f = {.func = hp_profile_string(p, name, strlen(name)), .kind = HP_FK_AUTO};
+    uint32_t id = hp_profile_frame(p, &f);
+    uint64_t v[HP_PVALUES] = {count};
+    assert_int_equal(hp_profile_add(p, &id, 1, 0, v), 0);
+}
+
+/* Names from a hostile file cannot break a text diff's rows or reach the
+ * terminal as escapes. */
+static void test_diff_text_names_are_one_cell(void **state)
+{
+    (void)state;
+    hp_profile a, b;
+    hp_error e;
+    const char *evil = "E\x1b[2J\nvil\r.m", *names[2] = {"a", "b"};
+    hp_profile_init(&a, HP_PK_SAMPLES, HP_PFMT_BINARY);
+    hp_profile_init(&b, HP_PK_SAMPLES, HP_PFMT_BINARY);
+    add_named(&a, evil, 1);
+    add_named(&a, "P.run", 3);
+    add_named(&b, evil, 3);
+    add_named(&b, "P.run", 1);
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    hp_render_opts o = {0};
+    assert_int_equal(hp_render_diff(f, &a, &b, &o, names, 0, &e), 0);
+    fclose(f);
+    assert_null(memchr(out, 0x1b, len));
+    assert_null(memchr(out, '\r', len));
+    assert_non_null(strstr(out, "  E?[2J?vil?.m\n"));
+    size_t lines = 0;
+    for (size_t i = 0; i < len; i++)
+        lines += out[i] == '\n';
+    assert_int_equal(lines, 4 + 2 + 2 + 2); /* header 4, methods 2, stacks heading 2 and 2 rows */
+    free(out);
+    hp_profile_free(&a);
+    hp_profile_free(&b);
+}
+
 /* The corpus (seeds and fuzzer finds) through the loader and every renderer. */
 static void test_corpus(void **state)
 {
@@ -340,6 +381,7 @@ int main(void)
         cmocka_unit_test(test_corpus),
         cmocka_unit_test(test_merge_threads_by_name_and_rank),
         cmocka_unit_test(test_pseudo_frames),
+        cmocka_unit_test(test_diff_text_names_are_one_cell),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -126,6 +126,13 @@ static const char *stack_name(const hp_profile *p, uint32_t s, char **buf, size_
     return *buf;
 }
 
+void hp_put_cell(FILE *out, const char *s)
+{
+    for (; *s; s++)
+        fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, out);
+    fputc('\n', out);
+}
+
 static void print_text(FILE *out, const diff *d, const hp_render_opts *o, const char *names[2])
 {
     const hp_profile *p = &d->f->p;
@@ -139,10 +146,11 @@ static void print_text(FILE *out, const diff *d, const hp_render_opts *o, const 
           out);
     for (size_t i = 0; i < d->nmethods; i++) {
         const row *r = &d->methods[i];
-        fprintf(out, "%8.2f%% %7.2f%% %+8.2f %7.2f%% %7.2f%% %+8.2f  %s\n",
+        fprintf(out, "%8.2f%% %7.2f%% %+8.2f %7.2f%% %7.2f%% %+8.2f  ",
                 share(r->total[0], d->total[0]), share(r->total[1], d->total[1]),
                 change(d, r->total), share(r->self[0], d->total[0]), share(r->self[1], d->total[1]),
-                change(d, r->self), hp_profile_str(p, p->frames[r->id].func));
+                change(d, r->self));
+        hp_put_cell(out, hp_profile_str(p, p->frames[r->id].func));
     }
     fputs("\n        A        B   change  stack\n", out);
     char *buf = NULL;
@@ -150,8 +158,9 @@ static void print_text(FILE *out, const diff *d, const hp_render_opts *o, const 
     for (size_t i = 0; i < d->nstacks; i++) {
         const row *r = &d->stacks[i];
         const char *name = stack_name(p, r->id, &buf, &cap);
-        fprintf(out, "%8.2f%% %7.2f%% %+8.2f  %s\n", share(r->total[0], d->total[0]),
-                share(r->total[1], d->total[1]), change(d, r->total), name ? name : "?");
+        fprintf(out, "%8.2f%% %7.2f%% %+8.2f  ", share(r->total[0], d->total[0]),
+                share(r->total[1], d->total[1]), change(d, r->total));
+        hp_put_cell(out, name ? name : "?");
     }
     free(buf);
 }

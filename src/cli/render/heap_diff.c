@@ -109,8 +109,8 @@ static void print(FILE *out, const histo_diff *d, const uint32_t *order, uint32_
         const class_row *r = &d->rows[order[k]];
         const char *name = hp_profile_str(&d->names, order[k]);
         if (!json) {
-            fprintf(out, "%+11" PRId64 " %+12" PRId64 "  %s\n", delta(r->count), delta(r->bytes),
-                    name);
+            fprintf(out, "%+11" PRId64 " %+12" PRId64 "  ", delta(r->count), delta(r->bytes));
+            hp_put_cell(out, name);
             continue;
         }
         fputs(k ? ",{\"class\":" : "{\"class\":", out);

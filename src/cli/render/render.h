@@ -28,6 +28,9 @@ int hp_render_flame_diff(FILE *out, const hp_profile *a, const hp_profile *b,
  * names[] are the two inputs' names. Prints nothing when nothing changed. */
 int hp_render_diff(FILE *out, const hp_profile *a, const hp_profile *b, const hp_render_opts *o,
                    const char *names[2], int json, hp_error *err);
+/* A name as the last cell of a text row, then '\n': control characters
+ * (newlines, terminal escapes from a hostile file) become '?'. */
+void hp_put_cell(FILE *out, const char *s);
 /* Whether a binary file holds heap dumps and no CPU SAMPLES or ALLOC SITES. */
 int hp_is_heap_dump_file(const hp_file *f);
 /* The class histogram difference of the last heap dumps of two files. */
