@@ -3,8 +3,9 @@ the hot method is drawn at its share, hover describes a frame, search
 highlights and reports the matches' share, click zooms, reset and the
 inverted view work, kinds have their colours, and names that look like
 markup stay text. Inputs are the crafted profiles of tests/profiles/corpus,
-whose counts are known. Usage:
-  flame_browser_test.py --cli HPROF --corpus DIR --work DIR"""
+whose counts are known, and a binary profile of a million distinct stacks
+(bench/profiles/gen_profile.py). Usage:
+  flame_browser_test.py --cli HPROF --corpus DIR --work DIR --gen GEN_PROFILE_PY"""
 import os
 import subprocess
 import sys
@@ -142,6 +143,26 @@ class FlameBrowserTest(unittest.TestCase):
                                                          clientY: r.top + 2}));
             return document.getElementById('tip').textContent;""")
         self.assertIn("[JIT].compile (JIT, ", tip)
+
+    def test_a_million_distinct_stacks(self):
+        big = os.path.join(ARGS["--work"], "million.hprof")
+        subprocess.run([sys.executable, ARGS["--gen"], big, "--traces", "1000000", "--depth", "8",
+                        "--branch", "4"], check=True)
+        out = os.path.join(ARGS["--work"], "million.html")
+        subprocess.run([ARGS["--cli"], "flame", big, "-o", out], check=True)
+        self.assertLess(os.path.getsize(out), 1 << 20)  # narrow frames merged into their parents
+        self.b.open(out)
+        frames = self.frames()
+        self.assertTrue(100 < len(frames) < 10000, len(frames))
+        # every generated stack starts at method1 (of Class2)
+        root = self.frame("com.example.gen.Class2.method1")
+        self.assertAlmostEqual(root[1], self.width(), delta=1)
+        self.b.type(self.b.find("#search")[0], "Class2.method1")
+        status = self.b.js("return document.getElementById('status').textContent;")
+        self.assertTrue(status.endswith("100.00% of all"), status)
+        self.b.click(self.b.find("#reset")[0])
+        self.b.click(self.b.find("#invert")[0])
+        self.assertGreater(len(self.frames()), 1)
 
     def test_differential_colours_and_widths(self):
         self.b.open(self.diff)

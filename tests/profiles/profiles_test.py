@@ -28,6 +28,9 @@ MODES = {
     "old_a": "cpu=old",
     "sites_a": "heap=sites",
     "sites_b": "heap=sites,format=b",
+    "all_a": "heap=all",
+    "all_b": "heap=all,format=b",
+    "times_sites_thread_a": "heap=sites,cpu=times,thread=y",
 }
 # two heap dumps, the second with 2500 more ProfExtra objects
 DUMPS = {"dump_a": ("heap=dump,format=b", []), "dump_b": ("heap=dump,format=b", ["2500"])}
@@ -162,7 +165,8 @@ def make_case(env):
                 self.assertGreater(hot, cold, f"{name}: hot {hot}, cold {cold}")
 
         def test_sites_count_the_known_allocations(self):
-            for name in ("sites_a", "sites_b", "sites_samples_thread_b"):
+            for name in ("sites_a", "sites_b", "sites_samples_thread_b", "all_a", "all_b",
+                         "times_sites_thread_a"):
                 c = collapsed(name, "--kind", "sites", "--value", "alloc-objects")
                 self.assertEqual(ending(c, "ProfHot.allocBig;byte[]"), 1000, name)
                 self.assertEqual(ending(c, "ProfHot.allocSmall;java.lang.Integer[]"), 5000, name)
@@ -172,7 +176,7 @@ def make_case(env):
             self.assertEqual(c.get("ProfHot.allocSmall;java.util.ArrayList.add"), 5000)
 
         def test_threads(self):
-            for name in ("samples_thread_a", "sites_samples_thread_b"):
+            for name in ("samples_thread_a", "sites_samples_thread_b", "times_sites_thread_a"):
                 roots = {s.split(";")[0] for s in collapsed(name, "--threads")}
                 self.assertIn("[thread main]", roots, name)
                 self.assertIn("[thread worker]", roots, name)
