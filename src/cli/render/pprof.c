@@ -173,18 +173,26 @@ static int64_t clamp64(uint64_t v, int64_t scale)
 enum { BATCH = 4096 };
 
 typedef struct {
-    Sample samples[BATCH], *ptrs[BATCH];
-    Label labels[BATCH], *label_ptrs[BATCH];
-    int64_t values[BATCH * 4];
+    Sample sample;
+    Label label, *label_ptr;
+    int64_t values[4];
+    uint64_t loc_at; /* the sample's location IDs in the batch's loc_ids */
+} batch_item;
+
+typedef struct {
+    batch_item *items;
+    Sample **ptrs;
+    size_t n, cap;     /* cap: BATCH, or fewer for a small profile */
     uint64_t *loc_ids; /* the batch's stacks' frames, as location IDs */
     uint64_t loc_len, loc_cap;
-    size_t n;
 } sample_batch;
 
 static void flush_batch(gz_sink *s, sample_batch *b)
 {
     Profile msg;
     perftools__profiles__profile__init(&msg);
+    for (size_t i = 0; i < b->n; i++) /* loc_ids has moved while it grew */
+        b->items[i].sample.location_id = b->loc_ids + b->items[i].loc_at;
     msg.n_sample = b->n;
     msg.sample = b->ptrs;
     if (b->n) gz_message(s, &msg);
@@ -192,14 +200,27 @@ static void flush_batch(gz_sink *s, sample_batch *b)
     b->loc_len = 0;
 }
 
+/* Room for `depth` more location IDs. */
+static int reserve_locations(sample_batch *b, uint32_t depth)
+{
+    if (b->loc_len + depth <= b->loc_cap) return 0;
+    uint64_t cap = (b->loc_len + depth) * 2;
+    uint64_t *v = realloc(b->loc_ids, cap * sizeof *v);
+    if (!v) return -1;
+    b->loc_ids = v;
+    b->loc_cap = cap;
+    return 0;
+}
+
 /* Adds the stack to the batch unless all its values are zero. 0 or -1 (OOM). */
 static int batch_stack(sample_batch *b, const hp_profile *p, const hp_pstack *st, const ptype *t,
                        int nt, const hp_render_opts *o, int64_t thread_key)
 {
-    Sample *x = &b->samples[b->n];
+    batch_item *it = &b->items[b->n];
+    Sample *x = &it->sample;
     perftools__profiles__sample__init(x);
     x->n_value = (size_t)nt;
-    x->value = b->values + b->n * 4;
+    x->value = it->values;
     int any = 0;
     for (int j = 0; j < nt; j++) {
         int64_t scale = t[j].per_interval ? o->interval_ms * 1000000 : t[j].scale;
@@ -207,30 +228,21 @@ static int batch_stack(sample_batch *b, const hp_profile *p, const hp_pstack *st
         any |= x->value[j] != 0;
     }
     if (!any) return 0;
-    if (b->loc_len + st->depth > b->loc_cap) {
-        uint64_t cap = (b->loc_len + st->depth) * 2;
-        uint64_t *v = realloc(b->loc_ids, cap * sizeof *v);
-        if (!v) return -1;
-        /* earlier samples of the batch point into the old array */
-        for (size_t i = 0; i < b->n; i++)
-            b->samples[i].location_id = v + (b->samples[i].location_id - b->loc_ids);
-        b->loc_ids = v;
-        b->loc_cap = cap;
-    }
+    if (reserve_locations(b, st->depth)) return -1;
     const uint32_t *frames = p->stack_frames + st->first;
     x->n_location_id = st->depth;
-    x->location_id = b->loc_ids + b->loc_len;
+    it->loc_at = b->loc_len;
     for (uint32_t i = 0; i < st->depth; i++)
-        x->location_id[i] = (uint64_t)frames[i] + 1;
+        b->loc_ids[b->loc_len + i] = (uint64_t)frames[i] + 1;
     b->loc_len += st->depth;
     const uint64_t *name = st->thread ? hp_idmap_get(&p->thread_names, st->thread) : NULL;
     if (name) {
-        perftools__profiles__label__init(&b->labels[b->n]);
-        b->labels[b->n].key = thread_key;
-        b->labels[b->n].str = (int64_t)*name;
-        b->label_ptrs[b->n] = &b->labels[b->n];
+        perftools__profiles__label__init(&it->label);
+        it->label.key = thread_key;
+        it->label.str = (int64_t)*name;
+        it->label_ptr = &it->label;
         x->n_label = 1;
-        x->label = &b->label_ptrs[b->n];
+        x->label = &it->label_ptr;
     }
     b->ptrs[b->n++] = x;
     return 0;
@@ -241,16 +253,18 @@ static int write_samples(gz_sink *s, const hp_profile *p, const hp_render_opts *
 {
     const ptype *t;
     int nt = ptypes(p->kind, &t);
-    sample_batch *b = calloc(1, sizeof *b);
-    if (!b) return -1;
-    int rc = 0;
+    sample_batch b = {.cap = p->nstacks < BATCH ? (p->nstacks ? p->nstacks : 1) : BATCH};
+    b.items = malloc(b.cap * sizeof *b.items);
+    b.ptrs = malloc(b.cap * sizeof *b.ptrs);
+    int rc = b.items && b.ptrs ? 0 : -1;
     for (uint32_t i = 0; i < p->nstacks && rc == 0 && !s->failed; i++) {
-        rc = batch_stack(b, p, &p->stacks[i], t, nt, o, thread_key);
-        if (b->n == BATCH) flush_batch(s, b);
+        rc = batch_stack(&b, p, &p->stacks[i], t, nt, o, thread_key);
+        if (b.n == b.cap) flush_batch(s, &b);
     }
-    flush_batch(s, b);
-    free(b->loc_ids);
-    free(b);
+    if (rc == 0) flush_batch(s, &b);
+    free(b.items);
+    free(b.ptrs);
+    free(b.loc_ids);
     return rc;
 }
 
