@@ -20,8 +20,8 @@ typedef struct {
         uint64_t id;
         uint32_t frame; /* UINT32_MAX: empty */
     } recent[RECENT];
-    uint32_t *frames;
-    size_t cap;
+    uint32_t *frames, *held; /* the stack being read; the one waiting to be added */
+    size_t cap, held_cap;
     uint64_t *trace_at; /* dense serial - first_trace -> TRACE offset, or NULL */
     uint32_t first_trace, ntrace_slots;
 } breader;
@@ -151,19 +151,54 @@ static int trace_frames(breader *b, uint32_t serial, size_t skip, uint32_t *dept
     return 0;
 }
 
+/* A stack read and hashed, added once the next one is read: by then its
+ * table slot, prefetched, is in cache. */
+typedef struct {
+    int any;
+    uint32_t depth, thread;
+    uint64_t hash, v[HP_PVALUES];
+} held_stack;
+
+static int add_held(breader *b, held_stack *h)
+{
+    int rc = h->any ? hp_profile_add_hashed(b->p, b->held, h->depth, h->thread, h->v, h->hash) : 0;
+    h->any = 0;
+    return rc;
+}
+
+/* Reads b->frames' stack into the held slot, adding the one held before. */
+static int hold(breader *b, held_stack *h, uint32_t depth, uint32_t thread, uint32_t count)
+{
+    uint64_t hash = hp_profile_stack_hash(b->frames, depth, thread);
+    hp_profile_prefetch(b->p, hash);
+    if (add_held(b, h)) return -1;
+    uint32_t *f = b->held;
+    size_t cap = b->held_cap;
+    b->held = b->frames;
+    b->held_cap = b->cap;
+    b->frames = f;
+    b->cap = cap;
+    *h = (held_stack){1, depth, thread, hash, {count}};
+    return 0;
+}
+
 static int add_samples(breader *b, const hp_record *r, const hp_rec *o, uint64_t *stated,
                        hp_error *err)
 {
+    held_stack h = {0};
     stated[0] += o->samples.total;
     for (uint32_t i = 0; i < o->samples.ntraces; i++) {
         uint32_t count, serial, depth, thread;
+        if (i + 8 < o->samples.ntraces) { /* the agent lists traces by count, not by offset */
+            hp_sample_at(o, i + 8, &count, &serial);
+            const uint64_t *ahead = b->trace_at ? trace_offset(b, serial) : NULL;
+            if (ahead) __builtin_prefetch(b->ix->f->base + *ahead);
+        }
         hp_sample_at(o, i, &count, &serial);
         if (trace_frames(b, serial, 0, &depth, &thread, r->offset, err)) return -1;
-        uint64_t v[HP_PVALUES] = {count};
-        if (hp_profile_add(b->p, b->frames, depth, thread, v))
-            return hp_fail(err, r->offset, "out of memory");
+        if (hold(b, &h, depth, thread, count)) return hp_fail(err, r->offset, "out of memory");
     }
-    return 0;
+    return add_held(b, &h) ? hp_fail(err, r->offset, "out of memory") : 0;
 }
 
 static int add_sites(breader *b, const hp_record *r, const hp_rec *o, uint64_t *stated,
@@ -238,6 +273,7 @@ static int read_kind(hp_profile_set *set, const hp_index *ix, int kind, hp_error
         rc = hp_fail(err, 0, "out of memory");
     hp_idmap_free(&b->cache);
     free(b->frames);
+    free(b->held);
     free(b->trace_at);
     free(b);
     return rc;

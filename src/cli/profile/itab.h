@@ -28,6 +28,12 @@ uint32_t hp_itab_find(const hp_itab *t, uint64_t hash, hp_itab_eq eq, const void
 int hp_itab_add(hp_itab *t, uint64_t hash, uint32_t index);
 void hp_itab_free(hp_itab *t);
 
+/* Starts loading the slot a lookup of `hash` begins at. */
+static inline void hp_itab_prefetch(const hp_itab *t, uint64_t hash)
+{
+    if (t->cap) __builtin_prefetch(&t->slots[hash & (t->cap - 1)]);
+}
+
 /* A multiply-mix hash over 8-byte words, then a 64-bit finaliser; `seed` chains fields. */
 uint64_t hp_hash_bytes(const void *p, size_t n, uint64_t seed);
 

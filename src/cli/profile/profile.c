@@ -223,10 +223,26 @@ static int stack_eq(const void *ctx, uint32_t i)
            memcmp(k->p->stack_frames + s->first, k->frames, k->depth * sizeof *k->frames) == 0;
 }
 
+uint64_t hp_profile_stack_hash(const uint32_t *frames, uint32_t depth, uint32_t thread)
+{
+    return hp_hash_bytes(frames, depth * sizeof *frames, thread);
+}
+
+void hp_profile_prefetch(const hp_profile *p, uint64_t hash)
+{
+    hp_itab_prefetch(&p->stack_tab, hash);
+}
+
 int hp_profile_add(hp_profile *p, const uint32_t *frames, uint32_t depth, uint32_t thread,
                    const uint64_t v[HP_PVALUES])
 {
-    uint64_t h = hp_hash_bytes(frames, depth * sizeof *frames, thread);
+    return hp_profile_add_hashed(p, frames, depth, thread, v,
+                                 hp_profile_stack_hash(frames, depth, thread));
+}
+
+int hp_profile_add_hashed(hp_profile *p, const uint32_t *frames, uint32_t depth, uint32_t thread,
+                          const uint64_t v[HP_PVALUES], uint64_t h)
+{
     stack_key k = {p, frames, depth, thread};
     uint32_t id = hp_itab_find(&p->stack_tab, h, stack_eq, &k);
     if (id == UINT32_MAX) {
