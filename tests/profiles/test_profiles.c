@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -346,6 +347,30 @@ static void test_diff_text_names_are_one_cell(void **state)
     hp_profile_free(&b);
 }
 
+/* A gzipped file reads as the plain one; a cut one is an error. */
+static void test_gzip_input(void **state)
+{
+    (void)state;
+    char path[1024];
+    hp_profile_set set;
+    hp_error e;
+    snprintf(path, sizeof path, "%s/gzip_samples.txt.gz", getenv("PROFILES_CORPUS"));
+    assert_int_equal(hp_profile_load(&set, path, HP_WANT_ALL, &e), 0);
+    assert_int_equal(set.kinds[HP_PK_SAMPLES].total[0], 50); /* as ascii_samples.txt */
+    hp_profile_set_free(&set);
+    size_t n;
+    char *gz = slurp("gzip_samples.txt.gz", &n);
+    char cut[] = "/tmp/hprof-profiles-cut-XXXXXX";
+    int fd = mkstemp(cut);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, gz, n - 9), (ssize_t)(n - 9));
+    close(fd);
+    assert_int_equal(hp_profile_load(&set, cut, HP_WANT_ALL, &e), -1);
+    assert_string_equal(e.what, "gzip member truncated");
+    unlink(cut);
+    free(gz);
+}
+
 /* The corpus (seeds and fuzzer finds) through the loader and every renderer. */
 static void test_corpus(void **state)
 {
@@ -382,6 +407,7 @@ int main(void)
         cmocka_unit_test(test_merge_threads_by_name_and_rank),
         cmocka_unit_test(test_pseudo_frames),
         cmocka_unit_test(test_diff_text_names_are_one_cell),
+        cmocka_unit_test(test_gzip_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
