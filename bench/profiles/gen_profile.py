@@ -3,8 +3,11 @@ for measuring the profile commands: N traces of DEPTH frames drawn from M
 methods in C classes, one CPU SAMPLES record citing every trace and one
 ALLOC SITES record with one site per trace. With --branch B, each frame is
 one of B callees of the frame below it, so stacks share prefixes as in real
-programs; without it every frame is drawn uniformly.
-Usage: gen_profile.py OUT [--traces N] [--depth D] [--methods M] [--branch B] [--seed S]"""
+programs; without it every frame is drawn uniformly. With --repeat R the CPU
+SAMPLES record is written R times (as R dumps would), so the file grows and
+the distinct stacks do not.
+Usage: gen_profile.py OUT [--traces N] [--depth D] [--methods M] [--branch B] [--seed S]
+                          [--repeat R]"""
 import argparse
 import random
 import struct
@@ -19,6 +22,7 @@ def main():
     ap.add_argument("--classes", type=int, default=500)
     ap.add_argument("--branch", type=int, default=0)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--repeat", type=int, default=1)
     a = ap.parse_args()
     rnd = random.Random(a.seed)
     with open(a.out, "wb") as f:
@@ -60,7 +64,8 @@ def main():
             samples += struct.pack(">II", count, t)
             sites += struct.pack(">BIIIIII", 0, 1 + t % a.classes, t, 16 * count, count,
                                  32 * count, 2 * count)
-        rec(0x0D, struct.pack(">II", total, a.traces) + bytes(samples))
+        for _ in range(a.repeat):
+            rec(0x0D, struct.pack(">II", total, a.traces) + bytes(samples))
         n = a.traces
         rec(0x06, struct.pack(">HIIIQQI", 0, 0, 16 * total, total, 32 * total, 2 * total, n) +
             bytes(sites))

@@ -23,6 +23,7 @@ typedef struct {
     uint32_t *frames, *held; /* the stack being read; the one waiting to be added */
     size_t cap, held_cap;
     uint64_t *trace_at; /* dense serial - first_trace -> TRACE offset, or NULL */
+    uint32_t *stack_of; /* with trace_at: the trace's stack in the profile, once added */
     uint32_t first_trace, ntrace_slots;
 } breader;
 
@@ -40,9 +41,18 @@ static void dense_traces(breader *b)
         }
     if (m->len == 0 || hi - lo >= 2 * m->len + 1024) return;
     b->trace_at = malloc((hi - lo + 1) * sizeof *b->trace_at);
-    if (!b->trace_at) return; /* the hash map still works */
-    for (uint64_t i = 0; i <= hi - lo; i++)
+    b->stack_of = malloc((hi - lo + 1) * sizeof *b->stack_of);
+    if (!b->trace_at || !b->stack_of) { /* the hash map still works */
+        free(b->trace_at);
+        free(b->stack_of);
+        b->trace_at = NULL;
+        b->stack_of = NULL;
+        return;
+    }
+    for (uint64_t i = 0; i <= hi - lo; i++) {
         b->trace_at[i] = UINT64_MAX;
+        b->stack_of[i] = UINT32_MAX;
+    }
     for (size_t i = 0; i < m->cap; i++)
         if (m->used[i]) b->trace_at[m->keys[i] - lo] = m->vals[i];
     b->first_trace = (uint32_t)lo;
@@ -151,23 +161,36 @@ static int trace_frames(breader *b, uint32_t serial, size_t skip, uint32_t *dept
     return 0;
 }
 
+/* The stack of a trace added before (samples of several dumps cite the same
+ * traces), or UINT32_MAX. */
+static uint32_t known_stack(const breader *b, uint32_t serial)
+{
+    uint32_t i = serial - b->first_trace;
+    return b->stack_of && i < b->ntrace_slots ? b->stack_of[i] : UINT32_MAX;
+}
+
 /* A stack read and hashed, added once the next one is read: by then its
  * table slot, prefetched, is in cache. */
 typedef struct {
     int any;
-    uint32_t depth, thread;
+    uint32_t serial, depth, thread;
     uint64_t hash, v[HP_PVALUES];
 } held_stack;
 
 static int add_held(breader *b, held_stack *h)
 {
-    int rc = h->any ? hp_profile_add_hashed(b->p, b->held, h->depth, h->thread, h->v, h->hash) : 0;
+    if (!h->any) return 0;
     h->any = 0;
-    return rc;
+    uint32_t id = hp_profile_stack(b->p, b->held, h->depth, h->thread, h->hash);
+    if (id == UINT32_MAX) return -1;
+    hp_profile_count(b->p, id, h->v);
+    if (b->stack_of) b->stack_of[h->serial - b->first_trace] = id;
+    return 0;
 }
 
 /* Reads b->frames' stack into the held slot, adding the one held before. */
-static int hold(breader *b, held_stack *h, uint32_t depth, uint32_t thread, uint32_t count)
+static int hold(breader *b, held_stack *h, uint32_t serial, uint32_t depth, uint32_t thread,
+                uint32_t count)
 {
     uint64_t hash = hp_profile_stack_hash(b->frames, depth, thread);
     hp_profile_prefetch(b->p, hash);
@@ -178,7 +201,7 @@ static int hold(breader *b, held_stack *h, uint32_t depth, uint32_t thread, uint
     b->held_cap = b->cap;
     b->frames = f;
     b->cap = cap;
-    *h = (held_stack){1, depth, thread, hash, {count}};
+    *h = (held_stack){1, serial, depth, thread, hash, {count}};
     return 0;
 }
 
@@ -195,8 +218,14 @@ static int add_samples(breader *b, const hp_record *r, const hp_rec *o, uint64_t
             if (ahead) __builtin_prefetch(b->ix->f->base + *ahead);
         }
         hp_sample_at(o, i, &count, &serial);
+        uint32_t known = known_stack(b, serial);
+        if (known != UINT32_MAX) {
+            hp_profile_count(b->p, known, (uint64_t[HP_PVALUES]){count});
+            continue;
+        }
         if (trace_frames(b, serial, 0, &depth, &thread, r->offset, err)) return -1;
-        if (hold(b, &h, depth, thread, count)) return hp_fail(err, r->offset, "out of memory");
+        if (hold(b, &h, serial, depth, thread, count))
+            return hp_fail(err, r->offset, "out of memory");
     }
     return add_held(b, &h) ? hp_fail(err, r->offset, "out of memory") : 0;
 }
@@ -275,6 +304,7 @@ static int read_kind(hp_profile_set *set, const hp_index *ix, int kind, hp_error
     free(b->frames);
     free(b->held);
     free(b->trace_at);
+    free(b->stack_of);
     free(b);
     return rc;
 }

@@ -236,35 +236,40 @@ void hp_profile_prefetch(const hp_profile *p, uint64_t hash)
 int hp_profile_add(hp_profile *p, const uint32_t *frames, uint32_t depth, uint32_t thread,
                    const uint64_t v[HP_PVALUES])
 {
-    return hp_profile_add_hashed(p, frames, depth, thread, v,
-                                 hp_profile_stack_hash(frames, depth, thread));
+    uint32_t id =
+        hp_profile_stack(p, frames, depth, thread, hp_profile_stack_hash(frames, depth, thread));
+    if (id == UINT32_MAX) return -1;
+    hp_profile_count(p, id, v);
+    return 0;
 }
 
-int hp_profile_add_hashed(hp_profile *p, const uint32_t *frames, uint32_t depth, uint32_t thread,
-                          const uint64_t v[HP_PVALUES], uint64_t h)
+uint32_t hp_profile_stack(hp_profile *p, const uint32_t *frames, uint32_t depth, uint32_t thread,
+                          uint64_t hash)
 {
     stack_key k = {p, frames, depth, thread};
-    uint32_t id = hp_itab_find(&p->stack_tab, h, stack_eq, &k);
-    if (id == UINT32_MAX) {
-        if (reserve32((void **)&p->stacks, &p->stacks_cap, p->nstacks + 1ull, sizeof *p->stacks) ||
-            reserve((void **)&p->stack_frames, &p->stack_frames_cap, p->nstack_frames + depth,
-                    sizeof *frames) ||
-            hp_itab_add(&p->stack_tab, h, p->nstacks))
-            return -1;
-        memcpy(p->stack_frames + p->nstack_frames, frames, depth * sizeof *frames);
-        p->stacks[p->nstacks] =
-            (hp_pstack){.first = p->nstack_frames, .depth = depth, .thread = thread};
-        p->nstack_frames += depth;
-        id = p->nstacks++;
-        if (thread) p->per_thread = 1;
-    }
+    uint32_t id = hp_itab_find(&p->stack_tab, hash, stack_eq, &k);
+    if (id != UINT32_MAX) return id;
+    if (reserve32((void **)&p->stacks, &p->stacks_cap, p->nstacks + 1ull, sizeof *p->stacks) ||
+        reserve((void **)&p->stack_frames, &p->stack_frames_cap, p->nstack_frames + depth,
+                sizeof *frames) ||
+        hp_itab_add(&p->stack_tab, hash, p->nstacks))
+        return UINT32_MAX;
+    memcpy(p->stack_frames + p->nstack_frames, frames, depth * sizeof *frames);
+    p->stacks[p->nstacks] =
+        (hp_pstack){.first = p->nstack_frames, .depth = depth, .thread = thread};
+    p->nstack_frames += depth;
+    if (thread) p->per_thread = 1;
+    return p->nstacks++;
+}
+
+void hp_profile_count(hp_profile *p, uint32_t stack, const uint64_t v[HP_PVALUES])
+{
     for (int i = 0; i < HP_PVALUES; i++) {
         /* Saturate: hostile counts must not wrap totals below their parts. */
-        uint64_t *s = &p->stacks[id].v[i], *t = &p->total[i];
+        uint64_t *s = &p->stacks[stack].v[i], *t = &p->total[i];
         *s = *s + v[i] < *s ? UINT64_MAX : *s + v[i];
         *t = *t + v[i] < *t ? UINT64_MAX : *t + v[i];
     }
-    return 0;
 }
 
 int hp_profile_settle(hp_profile *p, const uint64_t stated[HP_PVALUES])

@@ -111,13 +111,16 @@ uint32_t hp_profile_pseudo(hp_profile *p, const char *name, int kind);
 /* Adds values to the stack (frames leaf first), creating it if new. 0 or -1 (OOM). */
 int hp_profile_add(hp_profile *p, const uint32_t *frames, uint32_t depth, uint32_t thread,
                    const uint64_t v[HP_PVALUES]);
-/* The same in two steps, so that a reader can ask for the stack's table slot
- * while it reads the next stack: with a million distinct stacks, waiting for
- * that slot's cache line was a large share of a load. */
+/* The same in steps, for readers of large files: a stack's hash, so that its
+ * table slot can be prefetched while the next stack is read (with a million
+ * distinct stacks, waiting for that cache line was a large share of a load);
+ * the stack's index (UINT32_MAX when out of memory), which a reader can keep
+ * for a trace cited again; and values added to a stack. */
 uint64_t hp_profile_stack_hash(const uint32_t *frames, uint32_t depth, uint32_t thread);
 void hp_profile_prefetch(const hp_profile *p, uint64_t hash);
-int hp_profile_add_hashed(hp_profile *p, const uint32_t *frames, uint32_t depth, uint32_t thread,
-                          const uint64_t v[HP_PVALUES], uint64_t hash);
+uint32_t hp_profile_stack(hp_profile *p, const uint32_t *frames, uint32_t depth, uint32_t thread,
+                          uint64_t hash);
+void hp_profile_count(hp_profile *p, uint32_t stack, const uint64_t v[HP_PVALUES]);
 /* Adds "[below cutoff]" with the part of each stated total the rows do not
  * account for, so that totals equal what the file states. 0 or -1. */
 int hp_profile_settle(hp_profile *p, const uint64_t stated[HP_PVALUES]);
