@@ -5,6 +5,7 @@ Totals are checked against the totals the files state, read here
 independently of hprof. Usage (from CTest):
   profiles_test.py --java-home H --agent LIB --jar JAR --lib DIR --work DIR --cli HPROF"""
 import gzip
+import html
 import json
 import os
 import re
@@ -212,6 +213,27 @@ def make_case(env):
                         self.assertEqual(data["trees"][1][3], total, f"{name} {kind} {value}")
                         names = re.search(r'<pre id="names" hidden>(.*?)</pre>', html, re.S)
                         self.assertIn("ProfHot.main", names.group(1).split("\n"), name)
+
+        def test_agent_pseudo_frames_have_their_kinds(self):
+            # cpu=samples writes CPU outside Java code as <GC>.x, <JIT>.x, <VM>.x, <hprof>.x and
+            # unwalkable samples as <unwalkable>.reason: GC 7, JIT 8, VM 9, unwalkable 4
+            want = {"<GC>": 7, "<JIT>": 8, "<VM>": 9, "<hprof>": 9, "<unwalkable>": 4}
+            seen = set()
+            for name in ("samples_a", "samples_b", "samples_thread_a"):
+                out = os.path.join(env.work, name + ".pseudo.html")
+                hprof("flame", files[name], "--minwidth", "0", "-o", out)
+                with open(out, encoding="utf-8") as f:
+                    page = f.read()
+                data = json.loads(re.search(r"var HPROF_DATA=(\{.*?\});", page).group(1))
+                pre = re.search(r'<pre id="names" hidden>\n(.*?)</pre>', page, re.S).group(1)
+                names = html.unescape(pre).split("\n")  # a browser drops <pre>'s first newline
+                tree = data["trees"][0]
+                for i in range(0, len(tree), 5):
+                    cls = names[tree[i]].split(".")[0]
+                    if cls in want:
+                        self.assertEqual(tree[i + 1], want[cls], f"{name}: {names[tree[i]]}")
+                        seen.add(cls)
+            self.assertTrue(seen)  # JIT threads and VM startup use CPU in every run
 
         def test_diff_with_itself_is_empty(self):
             for name in list(MODES) + list(DUMPS):
