@@ -4,6 +4,7 @@
 # Usage: bench/run.sh [--quick] [--jdk 17|25|all] [--modes a,b] [--programs a,b] [--reps N]
 #                     [--scale S] [--max-ratio R]
 # HPROF_AGENT=<path to libhprof.so> measures that build instead of build/libhprof.so.
+# HPROF_AGENT_BEFORE=<path to an older libhprof.so> is what the before-* modes measure.
 set -euo pipefail
 cd "$(dirname "$0")"
 bench=$PWD
@@ -33,6 +34,11 @@ select_jdks "$jdk"
 
 ./deps.sh
 built=${HPROF_AGENT:-../build/libhprof.so}
+before=${HPROF_AGENT_BEFORE:-}
+if [ -n "$before" ] && [ ! -f "$before" ]; then
+    echo "bench: HPROF_AGENT_BEFORE=$before is not a file" >&2
+    exit 2
+fi
 if [ ! -f "$built" ]; then
     echo "bench: building the agent"
     (cd .. && cmake -S . -B build >/dev/null && cmake --build build -j2 >/dev/null) ||
@@ -47,6 +53,11 @@ mkdir -p "$raw"
 # A snapshot of the agent: others may rebuild build/libhprof.so while this run goes on.
 [ ! -f "$built" ] || cp -p "$built" "$raw/libhprof.so"
 agent=$bench/$raw/libhprof.so
+before_agent=
+if [ -n "$before" ]; then
+    cp -p "$before" "$raw/libhprof-before.so"
+    before_agent=$bench/$raw/libhprof-before.so
+fi
 IFS=, read -ra selected <<<"$programs"
 matrix=() heapdump=0 warmup=()
 ((quick)) || warmup=(--warmup)
@@ -55,7 +66,7 @@ for p in "${selected[@]}"; do
 done
 python3 lib/meta.py "$raw" --quick "$quick" --reps "$reps" --scale "$scale" --modes "$modes" \
     --programs "$(IFS=,; echo "${matrix[*]}")" --command "$command" \
-    --jdks "$(IFS=,; echo "${homes[*]}")"
+    --jdks "$(IFS=,; echo "${homes[*]}")" --agent "$built" ${before:+--before "$before"}
 for f in "${jdks[@]}"; do
     # The short heap-dump benchmark first: its figures exist even if the long matrix is cut short.
     if ((heapdump)); then
@@ -64,6 +75,7 @@ for f in "${jdks[@]}"; do
     fi
     if ((${#matrix[@]})); then
         python3 lib/runmatrix.py --jdk "${home[$f]}" --feature "$f" --raw "$raw" --modes "$modes" --agent "$agent" \
+            --before "$before_agent" \
             --programs "$(IFS=,; echo "${matrix[*]}")" --reps "$reps" --scale "$scale" \
             --slowdown "$max_ratio" "${warmup[@]}"
     fi

@@ -2,6 +2,7 @@
 with --finish adds the load average at the end.
 
 Usage: meta.py <raw> --quick 0|1 --reps N --scale S --modes a,b --programs a,b --command CMD --jdks HOME,HOME
+               --agent SO [--before SO]
        meta.py <raw> --finish
 """
 import argparse
@@ -17,19 +18,22 @@ import conf
 ROOT = os.path.dirname(conf.BENCH)
 
 
-def git(*args):
-    done = subprocess.run(["git", "-C", ROOT, *args], capture_output=True, text=True)
+def git(*args, at=ROOT):
+    done = subprocess.run(["git", "-C", at, *args], capture_output=True, text=True)
     return done.stdout.strip() if done.returncode == 0 else None
 
 
-def agent(path):
-    """Describes the run's snapshot of build/libhprof.so."""
-    if not os.path.exists(path):
+def agent(snapshot, origin):
+    """Describes the run's snapshot of the agent at origin, with the commit checked out where origin
+    was built (a build is not tied to a commit, so this names the checkout, not a proof)."""
+    if not os.path.exists(snapshot):
         return "not built"
-    with open(path, "rb") as f:
+    with open(snapshot, "rb") as f:
         digest = hashlib.sha256(f.read()).hexdigest()[:12]
-    built = datetime.datetime.fromtimestamp(os.path.getmtime(path), datetime.timezone.utc)
-    return f"build/libhprof.so sha256 {digest}, built {built:%Y-%m-%d %H:%M} UTC"
+    built = datetime.datetime.fromtimestamp(os.path.getmtime(snapshot), datetime.timezone.utc)
+    commit = git("rev-parse", "--short=12", "HEAD", at=os.path.dirname(os.path.abspath(origin)))
+    return (f"{origin} sha256 {digest}, built {built:%Y-%m-%d %H:%M} UTC" +
+            (f", from a checkout of {commit}" if commit else ""))
 
 
 def jdk_version(home):
@@ -54,7 +58,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("raw")
     ap.add_argument("--finish", action="store_true")
-    for opt in ("--quick", "--reps", "--scale", "--modes", "--programs", "--command", "--jdks"):
+    for opt in ("--quick", "--reps", "--scale", "--modes", "--programs", "--command", "--jdks", "--agent", "--before"):
         ap.add_argument(opt)
     args = ap.parse_args()
     path = os.path.join(args.raw, "meta.json")
@@ -64,7 +68,8 @@ def main():
         meta["load_end"] = loadavg()
     else:
         meta = {"commit": git("rev-parse", "--short=12", "HEAD") or "unknown (not a git checkout)", "dirty": bool(git("status", "--porcelain", "--", ".")),
-                "date": f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC", "agent": agent(os.path.join(args.raw, "libhprof.so")),
+                "date": f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC", "agent": agent(os.path.join(args.raw, "libhprof.so"), args.agent),
+                "before_agent": agent(os.path.join(args.raw, "libhprof-before.so"), args.before) if args.before else None,
                 "jdks": [jdk_version(h) for h in args.jdks.split(",")], "machine": machine(), "load_start": loadavg(),
                 "quick": args.quick == "1", "reps": int(args.reps), "scale": args.scale,
                 "modes": args.modes.split(","), "programs": args.programs.split(","), "command": args.command}

@@ -1,6 +1,7 @@
 """Turns a raw results directory (runs.jsonl, heapdump.jsonl, meta.json) into report.md and
-report.json: per JDK and mode, a table of medians and ratios against the baseline of the same
-run, and the geometric mean of the ratios over programs, each with a bootstrap 95% interval.
+report.json: per JDK and mode, a table of medians and ratios (CPU time and wall time) against the
+baseline of the same run, the geometric mean of the ratios over programs, each with a bootstrap 95%
+interval, and each mode beside its before-<mode> (the same options on an older agent).
 
 Usage: report.py <raw-dir>
 """
@@ -37,12 +38,16 @@ def cells(runs):
                         "wall_s": statistics.median(r["wall_s"] for r in ok),
                         "maxrss_mb": statistics.median(mb(r["maxrss_kb"], 1024) for r in ok),
                         "output_mb": statistics.median(mb(r["output_bytes"], 1) for r in ok)}
+            if all("cpu_s" in r for r in ok):  # runs recorded before CPU time was have none
+                out[key].update(cpus=[r["cpu_s"] for r in ok], cpu_s=statistics.median(r["cpu_s"] for r in ok))
         else:
             bad = next(r for r in rs if r["status"] != "ok")
             reason = bad.get("message") or f"exit {bad.get('exit')}: " + last_line(bad.get("stderr_tail", ""))
             out[key] = {"kind": rs[0]["kind"], "na": f"{bad['status']}: {reason}"}
             if bad["status"] == "timeout":
                 out[key]["stopped_s"] = bad["wall_s"]
+                if "cpu_s" in bad:
+                    out[key]["stopped_cpu_s"] = bad["cpu_s"]
     return out
 
 
@@ -70,25 +75,34 @@ def bootstrap(pairs, rng):
     return stats[int(0.025 * BOOTSTRAP)], stats[int(0.975 * BOOTSTRAP) - 1]
 
 
-def ratios(summary):
-    """Adds ratio, its interval and RSS delta to every mode cell that has a baseline, and a lower
-    bound (ratio_gt) to stopped ones. Returns {(jdk, mode, kind): (geomean, is_lower_bound,
-    interval)} with kind "program" (the real programs: what the issues' goals are about) or
-    "micro"; stopped programs enter the geometric mean with their lower bound (and no interval)."""
+# Per metric, the cell keys of its runs, median, stopped run's value and ratio (the ratio's
+# interval and lower bound are <ratio>_ci and <ratio>_gt).
+METRICS = {"wall": ("walls", "wall_s", "stopped_s", "ratio"),
+           "cpu": ("cpus", "cpu_s", "stopped_cpu_s", "cpu_ratio")}
+
+
+def ratios(summary, metric="wall"):
+    """Adds the metric's ratio and its interval (and, for wall time, the RSS delta) to every mode
+    cell that has a baseline, and a lower bound (<ratio>_gt) to stopped ones. Returns {(jdk, mode,
+    kind): (geomean, is_lower_bound, interval)} with kind "program" (the real programs: what the
+    issues' goals are about) or "micro"; stopped programs enter the geometric mean with their lower
+    bound (and no interval)."""
+    runs, median, stopped, ratio = METRICS[metric]
     geo, rng = {}, random.Random(1)
     for (jdk, program, mode), c in sorted(summary.items()):
         base = summary.get((jdk, program, "baseline"))
-        if mode == "baseline" or not base or "na" in base:
+        if mode == "baseline" or not base or median not in base:
             continue
         key = (jdk, mode, c["kind"])
-        if "stopped_s" in c:
-            c["ratio_gt"] = c["stopped_s"] / base["wall_s"]
-            geo.setdefault(key, []).append((c["ratio_gt"], None))
-        elif "na" not in c:
-            c["ratio"] = c["wall_s"] / base["wall_s"]
-            c["ratio_ci"] = bootstrap([(c["walls"], base["walls"])], rng)
-            c["rss_delta_mb"] = c["maxrss_mb"] - base["maxrss_mb"]
-            geo.setdefault(key, []).append((c["ratio"], (c["walls"], base["walls"])))
+        if stopped in c:
+            c[ratio + "_gt"] = c[stopped] / base[median]
+            geo.setdefault(key, []).append((c[ratio + "_gt"], None))
+        elif median in c:
+            c[ratio] = c[median] / base[median]
+            c[ratio + "_ci"] = bootstrap([(c[runs], base[runs])], rng)
+            if metric == "wall":
+                c["rss_delta_mb"] = c["maxrss_mb"] - base["maxrss_mb"]
+            geo.setdefault(key, []).append((c[ratio], (c[runs], base[runs])))
     out = {}
     for k, v in geo.items():
         lower_bound = any(p is None for _, p in v)
@@ -106,56 +120,131 @@ def geo_text(geo):
     return f"> {value:.2f}" if lower_bound else f"{value:.2f}{ci_text(ci)}"
 
 
-def mode_tables(summary, geo, modes, programs):
-    lines = []
-    jdks = sorted({k[0] for k in summary}, key=int)
-    kinds = ("program", "micro")
-    lines += ["## Geometric mean of wall-time ratios (mode / no agent)", "",
-              "Real programs and micro-benchmarks are averaged apart: the goals are about the real programs.", "",
-              "| mode | " + " | ".join(f"JDK {j} {k}s" for j in jdks for k in kinds) + " |",
-              "|---|" + "---|" * (len(jdks) * len(kinds))]
+KINDS = ("program", "micro")
+
+
+def jdks_of(summary):
+    return sorted({k[0] for k in summary}, key=int)
+
+
+def paired(modes):
+    """modes with each before-<mode> moved to just after its <mode>."""
+    out = [m for m in modes if not (m.startswith("before-") and m[len("before-"):] in modes)]
+    for m in [m for m in out if "before-" + m in modes]:
+        out.insert(out.index(m) + 1, "before-" + m)
+    return out
+
+
+def geomean_table(summary, geo, modes, metric, title):
+    """The per-mode geometric means of one metric, a column per JDK and kind."""
+    ratio = METRICS[metric][3]
+    jdks = jdks_of(summary)
+    lines = [f"## Geometric mean of {title} ratios (mode / no agent)", "",
+             "| mode | " + " | ".join(f"JDK {j} {k}s" for j in jdks for k in KINDS) + " |",
+             "|---|" + "---|" * (len(jdks) * len(KINDS))]
     for mode in modes[1:]:
         row = []
         for j in jdks:
-            for k in kinds:
+            for k in KINDS:
                 ran = [c for (jj, _, m), c in summary.items() if jj == j and m == mode and c["kind"] == k]
                 if (j, mode, k) in geo:
-                    counted = sum(1 for c in ran if "ratio" in c or "ratio_gt" in c)
+                    counted = sum(1 for c in ran if ratio in c or ratio + "_gt" in c)
                     row.append(geo_text(geo[(j, mode, k)]) + (
                         f" (over {counted} of {len(ran)}; see the table)" if counted < len(ran) else ""))
                 else:
                     na = {c["na"] for c in ran if "na" in c}
                     row.append(f"n/a ({'; '.join(sorted(na))})" if na else "not run")
         lines.append(f"| {mode} | " + " | ".join(row) + " |")
-    for j in jdks:
-        lines += ["", f"## JDK {j}: baseline (no agent)", "",
-                  "| program | kind | median wall s | median peak RSS MB | reps |", "|---|---|---|---|---|"]
+    return lines + [""]
+
+
+def before_after(summary, geo, modes):
+    """For every mode run beside its before-<mode>, per JDK and kind: both CPU-time geometric means
+    and the change, the geometric mean over the programs both ran of after / before median CPU
+    time with a bootstrap interval (the same as the ratio of the two means when both ran every
+    program; the baseline's noise does not enter it). No change when a run was stopped."""
+    rows, rng = [], random.Random(1)
+    for mode in [m for m in modes if "before-" + m in modes]:
+        before = "before-" + mode
+        for j in jdks_of(summary):
+            for k in KINDS:
+                was, now = geo["cpu"].get((j, before, k)), geo["cpu"].get((j, mode, k))
+                if not was and not now:
+                    continue
+                pairs = [(c["cpus"], summary[(j, p, before)]["cpus"]) for (jj, p, m), c in sorted(summary.items())
+                         if (jj, m) == (j, mode) and c["kind"] == k and "cpus" in c
+                         and "cpus" in summary.get((j, p, before), {})]
+                change = None
+                if was and now and not was[1] and not now[1] and pairs:
+                    change = (geomean([statistics.median(a) / statistics.median(b) for a, b in pairs]),
+                              False, bootstrap(pairs, rng))
+                rows.append({"mode": mode, "jdk": j, "kind": k, "programs": len(pairs), "cpu_before": was,
+                             "cpu_after": now, "change": change,
+                             "wall_before": geo["wall"].get((j, before, k)), "wall_after": geo["wall"].get((j, mode, k))})
+    return rows
+
+
+def before_after_table(rows):
+    if not rows:
+        return []
+    lines = ["## Before → after (CPU time)", "",
+             "Each mode beside before-<mode>, the same options on the older agent (HPROF_AGENT_BEFORE). "
+             "Change is after / before CPU time over the programs both ran (below 1: the change made the "
+             "mode cheaper), with its bootstrap 95% interval.", "",
+             "| mode | JDK | kind | CPU ratio before | CPU ratio after | change | programs | wall ratio before → after |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        text = [geo_text(g) if g else "n/a" for g in (r["cpu_before"], r["cpu_after"], r["change"])]
+        text += [geo_text(g[:2] + (None,)) if g else "n/a" for g in (r["wall_before"], r["wall_after"])]
+        lines.append(f"| {r['mode']} | {r['jdk']} | {r['kind']}s | {text[0]} | {text[1]} | {text[2]} | "
+                     f"{r['programs']} | {text[3]} → {text[4]} |")
+    return lines + [""]
+
+
+def cell_row(program, base, c):
+    """One program's line of a mode's table: wall time, CPU time (when recorded), RSS, output."""
+    cpu = (f"{base['cpu_s']:.2f} | {c['cpu_s']:.2f} | {c['cpu_ratio']:.2f}{ci_text(c['cpu_ratio_ci'])}"
+           if "cpu_ratio" in c else " | | ")
+    if "ratio" in c:
+        return (f"| {program} | {base['wall_s']:.2f} | {c['wall_s']:.2f} | {c['ratio']:.2f}{ci_text(c['ratio_ci'])} | "
+                f"{cpu} | {c['rss_delta_mb']:+.0f} | {c['output_mb']:.1f} | {c['reps']} |")
+    if "ratio_gt" in c:
+        cpu_gt = f"> {c['cpu_ratio_gt']:.1f}" if "cpu_ratio_gt" in c else ""
+        return (f"| {program} | {base['wall_s']:.2f} | > {c['stopped_s']:.2f} | > {c['ratio_gt']:.1f} (stopped) | "
+                f"| | {cpu_gt} | | | |")
+    return f"| {program} | | | n/a ({c.get('na', 'no baseline')}) | | | | | | |"
+
+
+def mode_tables(summary, geo, modes, programs):
+    lines = ["Real programs and micro-benchmarks are averaged apart: the goals are about the real programs. "
+             "CPU time (user + system of the java process) is the figure to trust on a shared machine: "
+             "other jobs stretch wall time, not it.", ""]
+    lines += geomean_table(summary, geo["cpu"], modes, "cpu", "CPU-time")
+    lines += geomean_table(summary, geo["wall"], modes, "wall", "wall-time")
+    lines += before_after_table(before_after(summary, geo, modes))
+    for j in jdks_of(summary):
+        lines += [f"## JDK {j}: baseline (no agent)", "",
+                  "| program | kind | median wall s | median CPU s | median peak RSS MB | reps |", "|---|---|---|---|---|---|"]
         for p in programs:
             c = summary.get((j, p, "baseline"))
             if c:
                 lines.append(f"| {p} | {c['kind']} | " + (
-                    f"{c['wall_s']:.2f} | {c['maxrss_mb']:.0f} | {c['reps']} |" if "na" not in c
-                    else f"{c['na']} | | |"))
+                    f"{c['wall_s']:.2f} | {c.get('cpu_s', float('nan')):.2f} | {c['maxrss_mb']:.0f} | {c['reps']} |"
+                    if "na" not in c else f"{c['na']} | | | |"))
         for mode in modes[1:]:
             rows = [(p, summary[(j, p, mode)]) for p in programs if (j, p, mode) in summary]
             if not rows:
                 continue
             lines += ["", f"### JDK {j}: {mode}", "",
-                      "| program | baseline s | mode s | ratio | peak RSS delta MB | output MB | reps |",
-                      "|---|---|---|---|---|---|---|"]
-            for p, c in rows:
-                base = summary.get((j, p, "baseline"), {})
-                if "ratio" in c:
-                    lines.append(f"| {p} | {base['wall_s']:.2f} | {c['wall_s']:.2f} | {c['ratio']:.2f}{ci_text(c['ratio_ci'])} | "
-                                 f"{c['rss_delta_mb']:+.0f} | {c['output_mb']:.1f} | {c['reps']} |")
-                elif "ratio_gt" in c:
-                    lines.append(f"| {p} | {base['wall_s']:.2f} | > {c['stopped_s']:.2f} | > {c['ratio_gt']:.1f} "
-                                 f"(stopped) | | | |")
-                else:
-                    lines.append(f"| {p} | | | n/a ({c.get('na', 'no baseline')}) | | | |")
-            for k in kinds:
-                if (j, mode, k) in geo:
-                    lines.append(f"| **geometric mean, {k}s** | | | **{geo_text(geo[(j, mode, k)])}** | | | |")
+                      "| program | baseline s | mode s | ratio | baseline CPU s | mode CPU s | CPU ratio | "
+                      "peak RSS delta MB | output MB | reps |", "|---|---|---|---|---|---|---|---|---|---|"]
+            lines += [cell_row(p, summary.get((j, p, "baseline"), {}), c) for p, c in rows]
+            for k in KINDS:
+                if (j, mode, k) in geo["wall"]:
+                    cpu = geo_text(geo["cpu"][(j, mode, k)]) if (j, mode, k) in geo["cpu"] else ""
+                    lines.append(f"| **geometric mean, {k}s** | | | **{geo_text(geo['wall'][(j, mode, k)])}** | | | "
+                                 f"**{cpu}** | | | |")
+        lines.append("")
     return lines
 
 
@@ -204,17 +293,19 @@ def main():
     with open(os.path.join(raw, "meta.json"), encoding="utf-8") as f:
         meta = json.load(f)
     summary = cells(load(os.path.join(raw, "runs.jsonl")))
-    geo = ratios(summary)
+    geo = {metric: ratios(summary, metric) for metric in METRICS}
+    modes = paired(meta["modes"])
     lines = ["# Benchmark results" + (" (--quick: a harness check, not a measurement)" if meta["quick"] else ""), "",
              f"- commit: `{meta['commit']}`{' (tree dirty)' if meta['dirty'] else ''}, {meta['date']}",
              f"- agent: {meta['agent']}",
+             *([f"- before-agent (before-* modes): {meta['before_agent']}"] if meta.get("before_agent") else []),
              f"- JDKs: " + "; ".join(meta["jdks"]),
              f"- machine: {meta['machine']}",
              f"- load average at start / end: {meta['load_start']} / {meta.get('load_end', '?')}",
              f"- repetitions: {meta['reps']} (median reported), scale {meta['scale']}, "
              "configurations interleaved rep-major",
              f"- command: `{meta['command']}`", "",
-             "Ratios are wall time with the mode / wall time without an agent, medians from this run; "
+             "Ratios are CPU or wall time with the mode / the same without an agent, medians from this run; "
              "[a, b] is a bootstrap 95% interval of a ratio, from this run's repetitions; "
              "\"> R\" marks a run stopped at the --max-ratio limit, and a geometric mean that includes one "
              "is a lower bound. "
@@ -226,14 +317,16 @@ def main():
         lines += [f"**Incomplete:** {full} of {planned} (JDK, program, mode) cells have all {meta['reps']} reps; "
                   "the others have fewer reps, or stopped (timeout, failure, rejection), or never ran "
                   "because the run was cut short.", ""]
-    lines += mode_tables(summary, geo, meta["modes"], meta["programs"])
+    lines += mode_tables(summary, geo, modes, meta["programs"])
     hd_lines, hd = heapdump_table(load(os.path.join(raw, "heapdump.jsonl")))
     lines += hd_lines
     with open(os.path.join(raw, "report.md"), "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
-    data = {"meta": meta, "geomean": {f"{j}/{m}/{k}": {"value": v, "lower_bound": b, "interval95": ci}
-                                      for (j, m, k), (v, b, ci) in geo.items()},
-            "cells": [{"jdk": j, "program": p, "mode": m, **{f: x for f, x in c.items() if f != "walls"}}
+    data = {"meta": meta, **{name: {f"{j}/{m}/{k}": {"value": v, "lower_bound": b, "interval95": ci}
+                                    for (j, m, k), (v, b, ci) in geo[metric].items()}
+                             for name, metric in (("geomean", "wall"), ("cpu_geomean", "cpu"))},
+            "before_after": before_after(summary, geo, modes),
+            "cells": [{"jdk": j, "program": p, "mode": m, **{f: x for f, x in c.items() if f not in ("walls", "cpus")}}
                       for (j, p, m), c in summary.items()],
             "heapdump": hd}
     with open(os.path.join(raw, "report.json"), "w", encoding="utf-8") as f:

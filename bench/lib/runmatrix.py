@@ -2,7 +2,7 @@
 line per run to <raw>/runs.jsonl.
 
 Usage: runmatrix.py --jdk HOME --feature N --raw DIR --programs a,b --modes a,b --agent SO
-                    --reps N --scale S [--warmup] [--timeout SEC] [--slowdown R]
+                    [--before SO] --reps N --scale S [--warmup] [--timeout SEC] [--slowdown R]
 """
 import argparse
 import glob
@@ -21,7 +21,9 @@ REJECTED = re.compile(r"HPROF ERROR.*")
 
 
 def run_once(cmd, rundir, timeout):
-    """Runs cmd in a fresh rundir; returns wall seconds, peak RSS, exit status, output tails."""
+    """Runs cmd in a fresh rundir; returns wall seconds, CPU seconds (user + system of the java
+    process: what the run cost, whatever else the shared machine was doing), peak RSS, exit status,
+    output tails."""
     shutil.rmtree(rundir, ignore_errors=True)
     os.makedirs(rundir)
     with open(os.path.join(rundir, "stdout"), "wb") as out, open(os.path.join(rundir, "stderr"), "wb") as err:
@@ -35,6 +37,7 @@ def run_once(cmd, rundir, timeout):
     code = os.waitstatus_to_exitcode(status)
     return {
         "wall_s": wall,
+        "cpu_s": usage.ru_utime + usage.ru_stime,
         "maxrss_kb": usage.ru_maxrss,
         "exit": code,
         "timed_out": wall >= timeout and code == -signal.SIGKILL,
@@ -64,6 +67,7 @@ def main():
     ap = argparse.ArgumentParser()
     for opt in ("--jdk", "--feature", "--raw", "--programs", "--modes", "--agent"):
         ap.add_argument(opt, required=True)
+    ap.add_argument("--before", default="", help="an older libhprof.so, the {before} placeholder")
     ap.add_argument("--reps", type=int, required=True)
     ap.add_argument("--scale", required=True)
     ap.add_argument("--warmup", action="store_true")
@@ -72,10 +76,11 @@ def main():
     args = ap.parse_args()
 
     work = conf.WORK
-    values = dict(conf.placeholders(args.scale, args.feature), agent=args.agent)
+    values = dict(conf.placeholders(args.scale, args.feature), agent=args.agent, before=args.before)
     # The minimal comparison agents, agents/<name>.c, built by prepare.sh; a mode names one as {<name>}.
-    agents = ["agent"] + sorted(os.path.basename(c)[:-2] for c in glob.glob(os.path.join(conf.BENCH, "agents", "*.c")))
-    values.update({a: os.path.join(work, "agents", f"lib{a}.so") for a in agents[1:]})
+    minimal = sorted(os.path.basename(c)[:-2] for c in glob.glob(os.path.join(conf.BENCH, "agents", "*.c")))
+    values.update({a: os.path.join(work, "agents", f"lib{a}.so") for a in minimal})
+    agents = ["agent", "before"] + minimal
     all_modes, all_programs = conf.modes(), conf.programs()
     modes = args.modes.split(",")
     programs = args.programs.split(",")
@@ -105,7 +110,8 @@ def main():
                                if "{%s}" % p in all_modes[mode] and not os.path.exists(values[p])]
                     rundir = os.path.join(work, "runs", args.feature, program, mode)
                     if missing:
-                        result = {"status": "missing", "message": f"{missing[0]} not built"}
+                        result = {"status": "missing", "message": "no before-agent (set HPROF_AGENT_BEFORE)"
+                                  if missing[0] == "before" else f"{missing[0]} not built"}
                     else:
                         limit = min(args.timeout, max(60, args.slowdown * baseline.get(program, args.timeout)))
                         result = run_once(command(program, mode, rundir), rundir, limit)
@@ -127,8 +133,8 @@ def main():
                     log.write(json.dumps(record) + "\n")
                     log.flush()
                     print(f"jdk{args.feature} rep{rep} {program:8} {mode:14} {result['status']:8} "
-                          f"{result.get('wall_s', 0):7.2f}s {result.get('maxrss_kb', 0) // 1024:6d}MB",
-                          flush=True)
+                          f"{result.get('wall_s', 0):7.2f}s {result.get('cpu_s', 0):7.2f}s CPU {result.get('maxrss_kb', 0) // 1024:6d}MB"
+                          + (f" ({record['message']})" if "message" in record else ""), flush=True)
 
 
 if __name__ == "__main__":
