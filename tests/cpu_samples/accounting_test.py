@@ -95,6 +95,9 @@ class AccountingTest(unittest.TestCase):
                   f"({unwalkable / max(total, 1):.1%}), {total / 100:.2f} s of {cpu:.2f} s CPU")
             self.assertGreater(taken, 50)
             self.assertLess(lost / taken, 0.01)
+            # Without the retries and the samples taken after agent code this
+            # was 72% (allocation loops) to 83% (demo under heap=all).
+            self.assertLess(unwalkable / total, 0.10)
             # No agent frame in any trace; the hooks' time is the user's.
             self.assertFalse([f for _, fr in prof.traces.values() for f in fr
                               if f[0].startswith("java.lang.Hprof")])
