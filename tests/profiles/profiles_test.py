@@ -235,6 +235,18 @@ def make_case(env):
                         seen.add(cls)
             self.assertTrue(seen)  # JIT threads and VM startup use CPU in every run
 
+        def test_pprof_keeps_pseudo_frame_names(self):
+            # pprof drops "<...>" as C++ template arguments: pseudo-frames go out as [GC].x
+            out = os.path.join(env.work, "pseudo.pb.gz")
+            hprof("pprof", files["samples_a"], "-o", out)
+            names = [l.split()[-1] for l in go_pprof("-top", "-nodecount=1000", out).splitlines()
+                     if re.match(r"^\s*\d", l)]
+            pseudo = [n for n in names if n.startswith("[")]
+            self.assertTrue(pseudo, names)
+            for n in pseudo:
+                self.assertRegex(n, r"^\[(GC|JIT|VM|hprof|unwalkable)\]\.[A-Za-z0-9]+$")
+            self.assertFalse([n for n in names if n.startswith(".")], names)
+
         def test_diff_with_itself_is_empty(self):
             for name in list(MODES) + list(DUMPS):
                 self.assertEqual(hprof("diff", files[name], files[name]).stdout, b"", name)

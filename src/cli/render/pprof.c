@@ -98,6 +98,8 @@ static void gz_message(gz_sink *s, const Profile *msg)
 typedef struct {
     char **strings;
     size_t nstrings;
+    char **renamed; /* owned copies among strings (pprof_name) */
+    size_t nrenamed;
     Function *fns, **fn_ptrs;
     size_t nfns;
     hp_idmap fn_of; /* (name << 32 | source) -> function index */
@@ -109,6 +111,9 @@ typedef struct {
 
 static void parts_free(parts *m)
 {
+    for (size_t i = 0; i < m->nrenamed; i++)
+        free(m->renamed[i]);
+    free(m->renamed);
     free(m->strings);
     free(m->fns);
     free(m->fn_ptrs);
@@ -123,6 +128,22 @@ static int64_t add_string(parts *m, const char *s)
 {
     m->strings[m->nstrings] = (char *)(uintptr_t)s;
     return (int64_t)m->nstrings++;
+}
+
+/* The agent's pseudo-frames read "<GC>.workers"; pprof takes a name with
+ * '<' and '>' for demangled C++ and drops the "<GC>" as template arguments,
+ * so they are written "[GC].workers" (Java names such as "Foo.<init>" are
+ * left alone: pprof keeps those). NULL when out of memory. */
+static const char *pprof_name(parts *m, const char *s)
+{
+    const char *close = s[0] == '<' ? strchr(s, '>') : NULL;
+    if (close == NULL || close[1] != '.' || strpbrk(close + 1, "<>")) return s;
+    char *copy = strdup(s);
+    if (copy == NULL) return NULL;
+    copy[0] = '[';
+    copy[close - s] = ']';
+    m->renamed[m->nrenamed++] = copy;
+    return copy;
 }
 
 /* Functions and locations: one location per frame, functions by (name, source). */
@@ -274,9 +295,13 @@ static int build(parts *m, Profile *msg, const hp_profile *p, const hp_render_op
     const ptype *t;
     int nt = ptypes(p->kind, &t);
     m->strings = malloc((p->nstrings + 2 * (size_t)nt + 4) * sizeof *m->strings);
-    if (!m->strings) return -1;
-    for (uint32_t i = 0; i < p->nstrings; i++)
-        add_string(m, hp_profile_str(p, i));
+    m->renamed = malloc((p->nstrings ? p->nstrings : 1) * sizeof *m->renamed);
+    if (!m->strings || !m->renamed) return -1;
+    for (uint32_t i = 0; i < p->nstrings; i++) {
+        const char *name = pprof_name(m, hp_profile_str(p, i));
+        if (name == NULL) return -1;
+        add_string(m, name);
+    }
     for (int j = 0; j < nt; j++) {
         perftools__profiles__value_type__init(&m->types[j]);
         m->types[j].type = add_string(m, t[j].type);
