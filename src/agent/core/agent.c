@@ -20,11 +20,15 @@
 #include "mode.h"
 #include "pause.h"
 
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct hp_agent hp;
+
+static pthread_mutex_t lifecycle = PTHREAD_MUTEX_INITIALIZER; /* ending a recording */
 
 static atomic_bool loaded;
 static int net_fd = -1; /* the net= socket, for the listener */
@@ -125,7 +129,8 @@ static void record_running_threads(jvmtiEnv *jvmti, JNIEnv *jni, jthread current
     (*jvmti)->Deallocate(jvmti, (unsigned char *)threads);
 }
 
-static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
+/* The live phase of a recording begins: at VM_INIT, or at once when attached. */
+void hp_recording_live(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 {
     atomic_store(&hp.live, true);
     hp_gc_probe();
@@ -140,21 +145,41 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
     if (net_fd >= 0) hp_listener_start(jvmti, jni, net_fd);
 }
 
+static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
+{
+    hp_recording_live(jvmti, jni, thread);
+}
+
+/* Ends the recording: no event, sampling or agent work after it, then the
+ * last dump (when asked for) and the output closed. VM death and `stop`
+ * race: whichever comes first ends it, the other finds nothing to do. */
+bool hp_recording_end(jvmtiEnv *jvmti, JNIEnv *jni, bool final_dump)
+{
+    pthread_mutex_lock(&lifecycle);
+    bool ending = atomic_exchange(&hp.live, false);
+    if (ending) {
+        /* Late events and dump requests see !live and return at once;
+         * nothing waits for them, so exit cannot deadlock on a busy thread. */
+        hp_set_events(JVMTI_DISABLE, live_events, sizeof live_events / sizeof live_events[0]);
+        const jvmtiEvent prepare = JVMTI_EVENT_CLASS_PREPARE;
+        if (class_prepare_wanted()) hp_set_events(JVMTI_DISABLE, &prepare, 1);
+        /* Before the modes stop: a command running now still finds them. */
+        if (net_fd >= 0) hp_listener_stop();
+        net_fd = -1;
+        FOR_MODES(m)
+        if ((*m)->vm_death) (*m)->vm_death(jvmti, jni);
+        if (atomic_load(&hp.vm_dying)) hp_gc_vm_death();
+        if (final_dump) hp_dump_all(jvmti, jni);
+        hp_out_close();
+    }
+    pthread_mutex_unlock(&lifecycle);
+    return ending;
+}
+
 static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
 {
-    /* Late events and dump requests see !live and return at once; nothing
-     * waits for them, so exit cannot deadlock on a busy thread. */
-    atomic_store(&hp.live, false);
-    hp_set_events(JVMTI_DISABLE, live_events, sizeof live_events / sizeof live_events[0]);
-    const jvmtiEvent prepare = JVMTI_EVENT_CLASS_PREPARE;
-    if (class_prepare_wanted()) hp_set_events(JVMTI_DISABLE, &prepare, 1);
-    /* Before the modes stop: a command running now still finds them. */
-    if (net_fd >= 0) hp_listener_stop();
-    FOR_MODES(m)
-    if ((*m)->vm_death) (*m)->vm_death(jvmti, jni);
-    hp_gc_vm_death();
-    if (hp.opt.doe) hp_dump_all(jvmti, jni);
-    hp_out_close();
+    atomic_store(&hp.vm_dying, true);
+    hp_recording_end(jvmti, jni, hp.opt.doe);
 }
 
 static bool open_output(void)
@@ -197,46 +222,53 @@ static char *joined_options(const char *cmdline)
     return all;
 }
 
-JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
+/* Refuses to start: at load the JVM exits, as the original's did; an attach
+ * only reports (the target must go on as it was). */
+static bool refuse(bool attach, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool refuse(bool attach, const char *fmt, ...)
 {
-    (void)reserved;
-    if (atomic_exchange(&loaded, true))
-        hp_fatal(HP_EXIT_USAGE, "Cannot load this JVM TI agent twice, check your java command "
-                                "line for duplicate hprof options.");
-    const char *cmdline = options ? options : "";
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (!attach) hp_fatal(HP_EXIT_USAGE, "%s", msg);
+    hp_warn("%s", msg);
+    return false;
+}
+
+static bool parse_options(const char *cmdline, bool attach)
+{
     char err[512];
-    if (strcmp(cmdline, "help") == 0) {
-        fputs(hp_usage_text, stdout);
-        fflush(stdout);
-        exit(0);
-    }
     hp.options_text = joined_options(cmdline);
     if (hp.options_text == NULL || hp_options_parse(hp.options_text, &hp.opt, err, sizeof err))
-        hp_fatal(HP_EXIT_USAGE, "hprof option error: %s (%s)",
-                 hp.options_text ? err : "out of memory", hp.options_text ? hp.options_text : "");
+        return refuse(attach, "hprof option error: %s (%s)",
+                      hp.options_text ? err : "out of memory",
+                      hp.options_text ? hp.options_text : "");
     if (hp.opt.help) /* "help" that came from _JAVA_HPROF_OPTIONS alone */
-        hp_fatal(HP_EXIT_USAGE, "hprof option error: Unknown option: help (%s)", hp.options_text);
-    hp_set_verbose(hp.opt.verbose);
-    atomic_store(&hp.trace_depth, hp.opt.depth);
-    hp_set_error_policy(hp.opt.errorexit, hp.opt.coredump || hp.opt.debug);
-    if (hp.opt.pause) hp_pause(10000, 600000);
-    if (hp.opt.msa) hp_note("msa=y has no effect on this platform");
+        return refuse(attach, "hprof option error: Unknown option: help (%s)", hp.options_text);
+    return true;
+}
 
-    hp.vm = vm;
-    if ((*vm)->GetEnv(vm, (void **)&hp.jvmti, JVMTI_VERSION_1_2) != JNI_OK)
-        hp_fatal(HP_EXIT_USAGE, "Unable to access JVMTI Version 1.2 in this JVM");
-    if (!hp_modes_select(&hp.opt)) exit(HP_EXIT_USAGE);
+/* After the error message: the JVM exits at load; an attach returns. */
+static bool give_up(bool attach)
+{
+    if (!attach) exit(HP_EXIT_USAGE);
+    return false;
+}
 
+/* Capabilities and callbacks: the core's and every active mode's. */
+static bool set_up_events(bool attach)
+{
     jvmtiCapabilities want = {0};
     jvmtiEventCallbacks events = {0};
     struct hp_setup setup = {&want, {0}, &events};
     (*hp.jvmti)->GetPotentialCapabilities(hp.jvmti, &setup.potential);
     want_base_capabilities(&want, &setup.potential);
     FOR_MODES(m)
-    if ((*m)->on_load && !(*m)->on_load(&setup)) exit(HP_EXIT_USAGE);
+    if ((*m)->on_load && !(*m)->on_load(&setup)) return give_up(attach);
     if ((*hp.jvmti)->AddCapabilities(hp.jvmti, &want) != JVMTI_ERROR_NONE)
-        hp_fatal(HP_EXIT_USAGE, "Unable to get necessary JVMTI capabilities.");
-
+        return refuse(attach, "Unable to get necessary JVMTI capabilities.");
     events.VMInit = on_vm_init;
     events.VMDeath = on_vm_death;
     events.ThreadStart = on_thread_start;
@@ -245,13 +277,31 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
     events.DataDumpRequest = on_data_dump_request;
     if (!hp_jvmti_ok(hp.jvmti, (*hp.jvmti)->SetEventCallbacks(hp.jvmti, &events, sizeof events),
                      "SetEventCallbacks"))
-        exit(HP_EXIT_USAGE);
+        return give_up(attach);
+    return true;
+}
 
+bool hp_recording_open(JavaVM *vm, const char *cmdline, bool attach)
+{
+    if (!parse_options(cmdline, attach)) return false;
+    hp_set_verbose(hp.opt.verbose);
+    atomic_store(&hp.trace_depth, hp.opt.depth);
+    /* An attached agent keeps the target alive while it starts. */
+    if (!attach) hp_set_error_policy(hp.opt.errorexit, hp.opt.coredump || hp.opt.debug);
+    if (hp.opt.pause && !attach) hp_pause(10000, 600000);
+    if (hp.opt.msa) hp_note("msa=y has no effect on this platform");
+
+    hp.vm = vm;
+    hp.attached = attach;
+    if ((*vm)->GetEnv(vm, (void **)&hp.jvmti, JVMTI_VERSION_1_2) != JNI_OK)
+        return refuse(attach, "Unable to access JVMTI Version 1.2 in this JVM");
+    if (!hp_modes_select(&hp.opt)) return give_up(attach);
+    if (!set_up_events(attach)) return false;
     if (!open_output()) {
         if (hp.opt.net_host)
-            hp_fatal(HP_EXIT_USAGE, "can't connect to %s", hp.output_name ? hp.output_name : "");
-        hp_fatal(HP_EXIT_USAGE, "can't create profile file: %s",
-                 hp.output_name ? hp.output_name : "");
+            return refuse(attach, "can't connect to %s", hp.output_name ? hp.output_name : "");
+        return refuse(attach, "can't create profile file: %s",
+                      hp.output_name ? hp.output_name : "");
     }
     hp.start_ms = hp_wall_ms();
     hp.start_ns = hp_mono_ns();
@@ -263,8 +313,25 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
     hp_encoder()->header();
     hp_out_flush();
 
-    const jvmtiEvent start_events[] = {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH};
-    hp_set_events(JVMTI_ENABLE, start_events, 2);
+    /* Attached, the VM is past VM_INIT: the caller goes live at once. */
+    const jvmtiEvent start_events[] = {JVMTI_EVENT_VM_DEATH, JVMTI_EVENT_VM_INIT};
+    hp_set_events(JVMTI_ENABLE, start_events, attach ? 1 : 2);
+    return true;
+}
+
+JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
+{
+    (void)reserved;
+    if (atomic_exchange(&loaded, true))
+        hp_fatal(HP_EXIT_USAGE, "Cannot load this JVM TI agent twice, check your java command "
+                                "line for duplicate hprof options.");
+    const char *cmdline = options ? options : "";
+    if (strcmp(cmdline, "help") == 0) {
+        fputs(hp_usage_text, stdout);
+        fflush(stdout);
+        exit(0);
+    }
+    hp_recording_open(vm, cmdline, false);
     return JNI_OK;
 }
 

@@ -48,6 +48,15 @@ bool hp_agent_thread_start(jvmtiEnv *jvmti, JNIEnv *jni, const char *name, jvmti
     return hp_jvmti_ok(jvmti, err, "RunAgentThread");
 }
 
+void hp_agent_threads_forget(JNIEnv *jni)
+{
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < n_started; i++)
+        if (started[i]) (*jni)->DeleteGlobalRef(jni, started[i]);
+    n_started = 0;
+    pthread_mutex_unlock(&lock);
+}
+
 bool hp_is_agent_thread(JNIEnv *jni, jthread thread)
 {
     bool found = false;

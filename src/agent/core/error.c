@@ -65,6 +65,14 @@ void hp_error(const char *fmt, ...)
     if (error_exits) terminate(HP_EXIT_FATAL);
 }
 
+void hp_warn(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(fmt, ap);
+    va_end(ap);
+}
+
 void hp_fatal(int code, const char *fmt, ...)
 {
     va_list ap;

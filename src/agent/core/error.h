@@ -12,6 +12,9 @@ enum { HP_EXIT_USAGE = 1, HP_EXIT_FATAL = 9 };
  * makes fatal errors abort() for a core file instead of exiting. */
 void hp_set_error_policy(bool errorexit, bool coredump);
 void hp_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "HPROF ERROR: <message>" and nothing else, whatever errorexit= says:
+ * for an attached agent refusing a request in a JVM it must not end. */
+void hp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints the error and "HPROF TERMINATED PROCESS", then exits (code 9:
  * "HPROF DUMPING CORE" and abort() under coredump=y). */
 _Noreturn void hp_fatal(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -39,6 +39,6 @@ void hp_gc_vm_death(void)
 
 bool hp_gc_for_dump(jvmtiEnv *jvmti)
 {
-    if (zgc && !atomic_load(&hp.live)) return false;
+    if (zgc && atomic_load(&hp.vm_dying)) return false;
     return hp_jvmti_ok(jvmti, (*jvmti)->ForceGarbageCollection(jvmti), "ForceGarbageCollection");
 }

@@ -43,7 +43,8 @@ struct hp_request {
 struct hp_mode {
     const char *option;       /* "heap=dump", ...: the option that enables it */
     const char *dump_message; /* verbose text at each dump, e.g. " allocation sites ..." */
-    /* Agent_OnLoad. Returns false, after hp_error(), to refuse to start. */
+    /* Agent_OnLoad, or Agent_OnAttach (hp.attached: the VM is live). Returns
+     * false, after hp_error(), to refuse to start. */
     bool (*on_load)(struct hp_setup *s);
     /* VM_INIT, after the core has recorded the threads already running. */
     void (*vm_init)(jvmtiEnv *jvmti, JNIEnv *jni);
@@ -62,6 +63,10 @@ struct hp_mode {
     void (*reset)(void);
     /* VM_DEATH, before the final dump: stop agent threads and sampling. */
     void (*vm_death)(jvmtiEnv *jvmti, JNIEnv *jni);
+    /* `stop` ended the recording in a live VM (after vm_death and the last
+     * dump, with the mode's threads told to end): wait for them to end and
+     * drop the recording's data, so that a later on_load starts afresh. */
+    void (*stop)(jvmtiEnv *jvmti, JNIEnv *jni);
     /* A net= request, on the listener thread, serialised with dumps. Writes
      * like `dump` (same locking rules). */
     void (*request)(jvmtiEnv *jvmti, JNIEnv *jni, const struct hp_request *r);

@@ -206,9 +206,20 @@ static bool claim(const char **name, const char **desc, const char *n, const cha
     return true;
 }
 
+bool hp_instr_in_use(void)
+{
+    return n_clients > 0;
+}
+
 static bool first_client(struct hp_setup *s)
 {
     const jvmtiCapabilities *p = &s->potential;
+    if (hp.attached) {
+        hp_error("exact heap=sites, cpu=times and cpu=old rewrite classes as they load and "
+                 "cannot start in a running JVM: attach with cpu=samples or with heap=sites "
+                 "and alloc_interval=BYTES");
+        return false;
+    }
     if (!p->can_generate_all_class_hook_events || !p->can_generate_early_class_hook_events ||
         !p->can_generate_early_vmstart) {
         hp_error("this JVM cannot rewrite classes from the start (JVM TI early class hooks)");

@@ -81,6 +81,9 @@ void hp_instr_backoff(int round);
  * do what is needed. */
 bool hp_instr_add(struct hp_setup *s, const struct hp_instr_client *c);
 
+/* True once a mode is a client: classes are being rewritten as they load. */
+bool hp_instr_in_use(void);
+
 /* The tracker class (a global ref), NULL until defined or if that failed. */
 jclass hp_instr_tracker(void);
 /* A client's own class (a global ref), NULL until defined. */

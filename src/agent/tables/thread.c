@@ -103,6 +103,14 @@ void hp_thread_ended(jvmtiEnv *jvmti, jthread thread)
     if (t && !atomic_exchange(&t->ended, true)) hp_encoder()->thread_end(t->serial);
 }
 
+void hp_thread_table_reset(void)
+{
+    pthread_mutex_lock(&threads_lock);
+    n_all = 0;
+    next_serial = HP_THREAD_SERIAL_UNKNOWN + 1;
+    pthread_mutex_unlock(&threads_lock);
+}
+
 void hp_thread_foreach(void (*fn)(struct hp_thread *t, void *ctx), void *ctx)
 {
     pthread_mutex_lock(&threads_lock);

@@ -33,6 +33,9 @@ uint32_t hp_thread_pseudo(const char *name, const char *group);
 void hp_thread_ended(jvmtiEnv *jvmti, jthread thread);
 /* The record of `thread` (NULL: the calling thread), or NULL if unseen. */
 struct hp_thread *hp_thread_get(jvmtiEnv *jvmti, jthread thread);
+/* A new recording: no thread seen yet, serials from the first again. The
+ * records are kept (a callback still running may hold one). */
+void hp_thread_table_reset(void);
 /* Calls fn for every thread record seen so far, ended or not. */
 void hp_thread_foreach(void (*fn)(struct hp_thread *t, void *ctx), void *ctx);
 

@@ -25,6 +25,7 @@
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER; /* one consumer at a time */
 static atomic_bool stopping;
+static atomic_bool running; /* from the thread's start until its loop ends */
 static int depth, interval_ms;
 static bool java_only;
 /* Under lock, but for in_agent (taken on application threads). */
@@ -162,6 +163,7 @@ static void JNICALL run(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
         if (!atomic_load(&stopping)) drain(jvmti, jni, round % 10 == 0); /* never after VM death */
         pthread_mutex_unlock(&lock);
     }
+    atomic_store(&running, false);
 }
 
 void hp_drain_init(int sample_depth, int interval, bool only_java)
@@ -175,7 +177,26 @@ void hp_drain_init(int sample_depth, int interval, bool only_java)
 
 bool hp_drain_thread_start(jvmtiEnv *jvmti, JNIEnv *jni)
 {
-    return hp_agent_thread_start(jvmti, jni, "HPROF cpu sampling thread", run, NULL);
+    atomic_store(&running, true);
+    bool started = hp_agent_thread_start(jvmti, jni, "HPROF cpu sampling thread", run, NULL);
+    if (!started) atomic_store(&running, false);
+    return started;
+}
+
+void hp_drain_thread_join(void)
+{
+    const struct timespec tick = {0, 1000000L};
+    /* The loop sleeps 10 ms between drains; 5 s is far beyond any wait. */
+    for (int waited = 0; atomic_load(&running) && waited < 5000; waited++)
+        nanosleep(&tick, NULL);
+    if (atomic_load(&running)) return; /* stuck: no new thread may race with it */
+    pthread_mutex_lock(&lock);
+    atomic_store(&stopping, false);
+    walked = outside_java = 0;
+    memset(unwalkable, 0, sizeof unwalkable);
+    atomic_store(&in_agent, 0);
+    atomic_store(&late, 0);
+    pthread_mutex_unlock(&lock);
 }
 
 void hp_drain_thread_stop(void)

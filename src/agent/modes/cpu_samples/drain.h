@@ -21,5 +21,8 @@ void hp_drain_thread_stop(void);
 /* With verbose=y, one line on stderr: samples by how they were taken, and
  * how many were lost. */
 void hp_drain_report(void);
+/* After hp_drain_thread_stop, when the recording ends in a live VM: waits
+ * for the thread to end and clears the counts for the next start. */
+void hp_drain_thread_join(void);
 
 #endif

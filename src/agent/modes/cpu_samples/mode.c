@@ -205,6 +205,16 @@ static void vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
     hp_drain_report();
 }
 
+static void stop(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+    (void)jvmti;
+    (void)jni;
+    if (!sampling_wanted()) return;
+    hp_drain_thread_join();
+    hp_timers_reopen();
+    hp_cpu_counts_clear();
+}
+
 const struct hp_mode hp_mode_cpu_samples = {
     .option = "cpu=samples",
     .dump_message = " CPU usage by sampling running threads ...",
@@ -216,5 +226,6 @@ const struct hp_mode hp_mode_cpu_samples = {
     .dump = dump,
     .reset = reset,
     .vm_death = vm_death,
+    .stop = stop,
     .request = request,
 };

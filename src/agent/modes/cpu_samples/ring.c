@@ -29,6 +29,9 @@ bool hp_ring_init(int depth)
     size_t n = RING_MAX_SLOTS;
     while (n > RING_MIN_SLOTS && n * slot_size > RING_BYTES)
         n /= 2;
+    /* A new recording after `stop`: no handler has run since the sampler
+     * was uninstalled, so the old queue is free. */
+    free(slots);
     slots = calloc(n, slot_size);
     if (slots == NULL) return false;
     mask = n - 1;
@@ -36,6 +39,7 @@ bool hp_ring_init(int depth)
         atomic_init(&slot(i)->seq, i);
     atomic_init(&head, 0);
     tail = 0;
+    atomic_store(&dropped, 0);
     return true;
 }
 

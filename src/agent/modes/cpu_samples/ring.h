@@ -28,7 +28,8 @@ struct hp_sample {
     struct hp_agct_frame frames[];
 };
 
-/* Sizes the queue for samples of at most `depth` frames; false without memory. */
+/* Sizes the queue for samples of at most `depth` frames, empty (again);
+ * false without memory. */
 bool hp_ring_init(int depth);
 /* Producer side: a free slot to fill, or NULL (full: counted as dropped). */
 struct hp_sample *hp_ring_claim(void);

@@ -268,6 +268,16 @@ void hp_timers_set_running(uint32_t thread_serial, bool on)
     pthread_mutex_unlock(&lock);
 }
 
+void hp_timers_reopen(void)
+{
+    pthread_mutex_lock(&lock);
+    for (size_t i = 0; i < used; i++)
+        pool[i].tid = 0;
+    n_expected = 0;
+    stopped = false;
+    pthread_mutex_unlock(&lock);
+}
+
 void hp_timers_stop_all(void)
 {
     pthread_mutex_lock(&lock);

@@ -54,5 +54,8 @@ void hp_timers_disarm_self(struct hp_cpu_timer *t);
 void hp_timers_set_running(uint32_t thread_serial, bool on);
 /* Deletes every timer; no new ones are armed afterwards. */
 void hp_timers_stop_all(void);
+/* After hp_timers_stop_all, for a new recording: every slot free, no
+ * thread expected, arming allowed again. */
+void hp_timers_reopen(void);
 
 #endif

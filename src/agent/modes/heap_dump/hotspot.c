@@ -196,7 +196,7 @@ bool hd_hotspot_dump(JNIEnv *jni)
     }
     /* No agent lock is held here: the call runs Java code, which may load
      * classes and so post events that write records. */
-    bool live = !(hp_gc_none_at_death() && !atomic_load(&hp.live));
+    bool live = !(hp_gc_none_at_death() && atomic_load(&hp.vm_dying));
     (*jni)->CallVoidMethod(jni, hs.bean, hs.dump_heap, jpath, live ? JNI_TRUE : JNI_FALSE);
     bool failed = (*jni)->ExceptionCheck(jni);
     if (failed) take_exception(jni, why, sizeof why);

@@ -152,6 +152,18 @@ static void vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
                 "SetEventNotificationMode");
 }
 
+/* HotSpot's default sampling interval: the JVM's own, whoever set it. */
+#define JVM_DEFAULT_SAMPLING_INTERVAL (512 * 1024)
+
+static void stop(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+    (void)jni;
+    if (exact) return; /* never stopped: it rewrote classes (core/attach.c) */
+    hp_site_table_forget();
+    hp_jvmti_ok(jvmti, (*jvmti)->SetHeapSamplingInterval(jvmti, JVM_DEFAULT_SAMPLING_INTERVAL),
+                "SetHeapSamplingInterval");
+}
+
 const struct hp_mode hp_mode_heap_sites = {
     .option = "heap=sites",
     .dump_message = " allocation sites ...",
@@ -161,5 +173,6 @@ const struct hp_mode hp_mode_heap_sites = {
     .thread_end = thread_end,
     .dump = dump,
     .vm_death = vm_death,
+    .stop = stop,
     .request = request,
 };

@@ -12,6 +12,11 @@ void hp_site_table_init(void)
     if (atomic_load(&sites) == NULL) atomic_store(&sites, hp_table_new(sizeof(struct hp_site)));
 }
 
+void hp_site_table_forget(void)
+{
+    atomic_store(&sites, NULL);
+}
+
 static void site_init(void *info, const void *key, size_t key_len, void *ctx)
 {
     (void)key_len;

@@ -31,6 +31,9 @@ struct hp_site {
 /* Creates the table; called by heap=sites at load. Without it every lookup
  * answers "no site". */
 void hp_site_table_init(void);
+/* A new recording: the next hp_site_table_init starts an empty table. The
+ * old one is kept, as lock-free lookups may still be reading it. */
+void hp_site_table_forget(void);
 /* The site of (class, trace), adding it if new; HP_SITE_NONE if the table
  * is missing, out of memory or already holds HP_SITE_MAX sites. */
 uint32_t hp_site_intern(uint32_t class_serial, uint32_t trace_serial);

@@ -101,13 +101,18 @@ static void JNICALL wait_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobje
 
 static bool on_load(struct hp_setup *s)
 {
-    if (!s->potential.can_generate_monitor_events || !s->potential.can_get_owned_monitor_info ||
-        !s->potential.can_get_monitor_info) {
+    /* HotSpot grants can_get_owned_monitor_info only at start-up: attached,
+     * MONITOR DUMP then lists the threads without the monitors they own. */
+    bool owned = s->potential.can_get_owned_monitor_info;
+    if (!s->potential.can_generate_monitor_events || !s->potential.can_get_monitor_info ||
+        (!owned && !hp.attached)) {
         hp_error("monitor=y needs JVM TI monitor capabilities this JVM does not offer");
         return false;
     }
+    if (!owned)
+        hp_note("monitor=y: this JVM lists owned monitors only to an agent loaded at start-up");
     s->wanted->can_generate_monitor_events = 1;
-    s->wanted->can_get_owned_monitor_info = 1;
+    s->wanted->can_get_owned_monitor_info = owned;
     s->wanted->can_get_monitor_info = 1;
     s->events->MonitorContendedEnter = contended_enter;
     s->events->MonitorContendedEntered = contended_entered;

@@ -17,6 +17,7 @@ static void header(void)
     hp_ctime(date);
     hp_out_printf("JAVA PROFILE 1.0.1, created %s\n", date);
     hp_out_write(hp_ascii_prelude, strlen(hp_ascii_prelude));
+    if (hp.attached) hp_out_write(hp_ascii_prelude_attached, strlen(hp_ascii_prelude_attached));
     hp_out_write("\n--------\n\n", 11);
 }
 

@@ -44,3 +44,10 @@ const char hp_ascii_prelude[] =
     "are written at program exit (doe=y) and whenever a dump is requested: send\n"
     "SIGQUIT (kill -QUIT <pid>) or run jcmd <pid> JVMTI.data_dump. Each dump\n"
     "appends whole sections; CPU data restarts after each dump.\n";
+
+const char hp_ascii_prelude_attached[] =
+    "\n"
+    "This recording was attached to a running JVM: what happened before the attach\n"
+    "is not in it. CPU samples and MONITOR TIME start at the attach; SITES count\n"
+    "only the objects allocated since then (older objects are neither allocated\n"
+    "nor live there); threads already running are listed as the agent found them.\n";

@@ -11,6 +11,7 @@ static const char magic[] = "JAVA PROFILE 1.0.2";
 
 static void header(void)
 {
+    hp_bin_strings_forget();
     struct hp_rec r;
     hp_rec_init(&r);
     hp_rec_bytes(&r, magic, sizeof magic); /* with its NUL */

@@ -58,5 +58,7 @@ void hp_rec_free(struct hp_rec *r);
 uint64_t hp_bin_string(const char *s);
 /* The highest string ID given so far (IDs are 1, 2, ...). */
 uint64_t hp_bin_strings_issued(void);
+/* A new file: every string is written again before its first use. */
+void hp_bin_strings_forget(void);
 
 #endif

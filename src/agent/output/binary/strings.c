@@ -34,6 +34,16 @@ uint64_t hp_bin_string(const char *s)
     return id;
 }
 
+void hp_bin_strings_forget(void)
+{
+    pthread_once(&once, create);
+    hp_out_lock();
+    /* Only used under the output lock: nobody else holds the old table. */
+    if (strings) hp_table_free(strings);
+    strings = hp_table_new(0);
+    hp_out_unlock();
+}
+
 uint64_t hp_bin_strings_issued(void)
 {
     pthread_once(&once, create);
