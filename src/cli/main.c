@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "record/record.h"
 #include "render/commands.h"
 
 typedef int (*cmd_fn)(const hp_file *, const hp_opts *, FILE *, FILE *);
@@ -79,7 +80,11 @@ static const char usage[] =
     "      --threads       one tree per thread (files written with thread=y)\n"
     "      -o FILE         write FILE instead of stdout\n"
     "\n"
-    "  -o FILE         every command but serve: write FILE instead of stdout\n"
+    "record (attach to a running JVM; exit 5-8 say what failed, see its --help):\n"
+    "  record PID [-d DURATION] [-o FILE] [--flame] [AGENT-OPTIONS]\n"
+    "  record --list   running JVMs of this user: pid, JDK version, main class\n"
+    "\n"
+    "  -o FILE         every command but serve and record: write FILE instead of stdout\n"
     "                  (replaced only when the command succeeds)\n"
     "  --json          heap analyses (dominators ... suspects), diff: JSON output\n"
     "  --no-index      heap analyses: neither use nor write FILE.index (the saved\n"
@@ -217,6 +222,7 @@ int main(int argc, char **argv)
         return HP_EXIT_OK;
     }
     if (hp_is_profile_command(argv[1])) return hp_profile_main(argc, argv);
+    if (!strcmp(argv[1], "record")) return hp_record_main(argc, argv);
     cmd_fn fn = NULL;
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name)) fn = commands[i].fn;

@@ -59,6 +59,7 @@ static jint start(JavaVM *vm, JNIEnv *jni, const char *options)
         return JNI_ERR;
     }
     if (atomic_load(&hp.vm_dying)) return JNI_ERR;
+    uint64_t began = hp_mono_ns();
     if (!hp_recording_open(vm, options, true)) {
         forget_recording();
         return JNI_ERR;
@@ -69,6 +70,17 @@ static jint start(JavaVM *vm, JNIEnv *jni, const char *options)
         current = NULL;
     hp_recording_live(hp.jvmti, jni, current);
     hp_set_error_policy(hp.opt.errorexit, hp.opt.coredump || hp.opt.debug);
+    /* What the attach cost: the time the Attach Listener spent here. */
+    jint classes = 0;
+    jclass *loaded = NULL;
+    if ((*hp.jvmti)->GetLoadedClasses(hp.jvmti, &classes, &loaded) == JVMTI_ERROR_NONE) {
+        for (jint i = 0; i < classes; i++)
+            (*jni)->DeleteLocalRef(jni, loaded[i]);
+        (*hp.jvmti)->Deallocate(hp.jvmti, (unsigned char *)loaded);
+    }
+    hp_verbose("HPROF: attached, recording into %s (%.1f ms, %d classes loaded)\n",
+               hp.output_name ? hp.output_name : "?", (double)(hp_mono_ns() - began) / 1e6,
+               (int)classes);
     return JNI_OK;
 }
 

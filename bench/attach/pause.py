@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""The cost of attaching: a real program from programs.conf is started, and
+`hprof record` attaches to it once its classes are loaded. Per repetition:
+the attach request's round trip (hprof record), the time the agent spent in
+Agent_OnAttach and the classes loaded then (its verbose note), and the
+JVM's safepoint time during the attach (-Xlog:safepoint), i.e. the pause
+every application thread saw.
+
+Usage: bench/attach/pause.py [--jdk 17|25] [--program fop] [--scale 1]
+       [--after 6] [--reps 3] [--options cpu=samples]
+Runs bench/deps.sh and bench/prepare.sh first (as bench/run.sh does); needs
+build/hprof and build/libhprof.so."""
+import argparse
+import datetime
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
+import conf  # noqa: E402
+
+ROOT = os.path.dirname(conf.BENCH)
+HOMES = {"17": "/usr/lib/jvm/java-17-openjdk-amd64", "25": "/usr/lib/jvm/temurin-25-jdk-amd64"}
+SAFEPOINT = re.compile(r"^\[([^\]]+)\].*Total: (\d+) ns")
+
+
+def safepoint_ns(log, start, end):
+    """Safepoint time (ns) logged between two wall-clock datetimes."""
+    total = 0
+    with open(log) as f:
+        for line in f:
+            m = SAFEPOINT.match(line)
+            if not m:
+                continue
+            when = datetime.datetime.strptime(m.group(1), "%Y-%m-%dT%H:%M:%S.%f%z")
+            if start <= when <= end:
+                total += int(m.group(2))
+    return total
+
+
+def one_run(args, cmd, rundir):
+    log = os.path.join(rundir, "safepoint.log")
+    java = [cmd[0], f"-Xlog:safepoint:file={log}:utctime"] + cmd[1:]
+    with open(os.path.join(rundir, "stderr"), "w+") as err:
+        prog = subprocess.Popen(java, cwd=rundir, stdout=subprocess.DEVNULL, stderr=err)
+        time.sleep(args.after)
+        if prog.poll() is not None:
+            sys.exit(f"{args.program} ended before the attach; lower --after")
+        start = datetime.datetime.now(datetime.timezone.utc)
+        rec = subprocess.run([os.path.join(ROOT, "build", "hprof"), "record", str(prog.pid),
+                              "-d", "2s", "-o", os.path.join(rundir, "profile.txt"), args.options],
+                             capture_output=True, text=True, timeout=600)
+        prog.wait(timeout=600)
+        err.seek(0)
+        note = re.search(r"HPROF: attached, .*\(([\d.]+) ms, (\d+) classes loaded\)", err.read())
+    round_trip = re.search(r"attached in (\d+) ms", rec.stderr)
+    if rec.returncode != 0 or not note or not round_trip:
+        sys.exit(f"hprof record failed ({rec.returncode}): {rec.stderr}")
+    agent_ms = float(note.group(1))
+    attach_end = start + datetime.timedelta(milliseconds=int(round_trip.group(1)))
+    return (int(round_trip.group(1)), agent_ms, int(note.group(2)),
+            safepoint_ns(log, start, attach_end) / 1e6)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--jdk", default="17", choices=sorted(HOMES))
+    ap.add_argument("--program", default="fop")
+    ap.add_argument("--scale", default="1")
+    ap.add_argument("--after", type=float, default=6, help="seconds before the attach")
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--options", default="cpu=samples")
+    args = ap.parse_args()
+    home = os.environ.get(f"JDK{args.jdk}_HOME", HOMES[args.jdk])
+    subprocess.run([os.path.join(conf.BENCH, "deps.sh")], check=True)
+    subprocess.run([os.path.join(conf.BENCH, "prepare.sh"), args.scale, args.jdk, home],
+                   check=True, stdout=subprocess.DEVNULL)
+    kind, template = conf.programs()[args.program]
+    cmd = [os.path.join(home, "bin", "java")] + conf.fill(
+        template, conf.placeholders(args.scale, args.jdk))
+    print(f"| JDK | program | options | attach round trip ms | in Agent_OnAttach ms "
+          f"| classes loaded | safepoint ms during the attach |")
+    print("|---|---|---|---|---|---|---|")
+    for _ in range(args.reps):
+        with tempfile.TemporaryDirectory(prefix="hprof-attach-") as rundir:
+            trip, agent_ms, classes, sp = one_run(args, cmd, rundir)
+        print(f"| {args.jdk} | {args.program} | {args.options} | {trip} | {agent_ms:.1f} "
+              f"| {classes} | {sp:.2f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
