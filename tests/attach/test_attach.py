@@ -69,11 +69,14 @@ class Target:
         return self.proc.returncode
 
 
-class AttachTest(unittest.TestCase):
+class TargetTest(unittest.TestCase):
+    """A fresh directory per test under work/<folder>; the target, if one
+    was started into self.target, is ended afterwards."""
     env = None
+    folder = "attach"
 
     def setUp(self):
-        self.dir = os.path.join(self.env.work, "attach", self._testMethodName)
+        self.dir = os.path.join(self.env.work, self.folder, self._testMethodName)
         os.makedirs(self.dir, exist_ok=True)
         for name in os.listdir(self.dir):
             os.remove(os.path.join(self.dir, name))
@@ -83,6 +86,11 @@ class AttachTest(unittest.TestCase):
         if self.target and self.target.proc.poll() is None:
             self.target.quit()
 
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+
+class AttachTest(TargetTest):
     def start(self, **kw):
         self.target = Target(self.env, self.dir, **kw)
         return self.target
@@ -204,13 +212,14 @@ class AttachTest(unittest.TestCase):
         self.assert_split("restarted.txt")
 
 
-def main():
+def run(case):
+    """Runs the TargetTest class `case` with the command line's paths."""
     def factory(env):
-        AttachTest.env = env
-        return AttachTest
+        case.env = env
+        return case
 
     ht.main(factory)
 
 
 if __name__ == "__main__":
-    main()
+    run(AttachTest)

@@ -8,31 +8,16 @@ import shutil
 import signal
 import subprocess
 import time
-import unittest
 
 import hproftest as ht
-from test_attach import TARGET_EXIT, TARGET_OUT, Target, cpu_split
+from test_attach import TARGET_EXIT, TARGET_OUT, Target, TargetTest, cpu_split, run
 
 NO_JVM, DENIED, REFUSED, EXITED = 5, 6, 7, 8
 NO_TOOLS = {"PATH": "/nonexistent", "HOME": os.environ.get("HOME", "/")}
 
 
-class RecordTest(unittest.TestCase):
-    env = None
-
-    def setUp(self):
-        self.dir = os.path.join(self.env.work, "record", self._testMethodName)
-        os.makedirs(self.dir, exist_ok=True)
-        for name in os.listdir(self.dir):
-            os.remove(os.path.join(self.dir, name))
-        self.target = None
-
-    def tearDown(self):
-        if self.target and self.target.proc.poll() is None:
-            self.target.quit()
-
-    def path(self, name):
-        return os.path.join(self.dir, name)
+class RecordTest(TargetTest):
+    folder = "record"
 
     def cmd(self, *args):
         return [self.env.cli, "record"] + [str(a) for a in args]
@@ -140,13 +125,5 @@ class RecordTest(unittest.TestCase):
         self.assertEqual(self.target.quit(), TARGET_EXIT)
 
 
-def main():
-    def factory(env):
-        RecordTest.env = env
-        return RecordTest
-
-    ht.main(factory)
-
-
 if __name__ == "__main__":
-    main()
+    run(RecordTest)
