@@ -3,8 +3,8 @@
 `hprof record` attaches to it once its classes are loaded. Per repetition:
 the attach request's round trip (hprof record), the time the agent spent in
 Agent_OnAttach and the classes loaded then (its verbose note), and the
-JVM's safepoint time during the attach (-Xlog:safepoint), i.e. the pause
-every application thread saw.
+JVM's safepoints during the attach (-Xlog:safepoint): the pauses every
+application thread saw.
 
 Usage: bench/attach/pause.py [--jdk 17|25] [--program fop] [--scale 1]
        [--after 6] [--reps 3] [--options cpu=samples]
@@ -24,12 +24,13 @@ import conf  # noqa: E402
 
 ROOT = os.path.dirname(conf.BENCH)
 HOMES = {"17": "/usr/lib/jvm/java-17-openjdk-amd64", "25": "/usr/lib/jvm/temurin-25-jdk-amd64"}
-SAFEPOINT = re.compile(r"^\[([^\]]+)\].*Total: (\d+) ns")
+SAFEPOINT = re.compile(r'^\[([^\]]+)\].*Safepoint "([^"]+)".*Total: (\d+) ns')
 
 
-def safepoint_ns(log, start, end):
-    """Safepoint time (ns) logged between two wall-clock datetimes."""
-    total = 0
+def safepoints(log, start, end):
+    """Each safepoint ("operation ms") logged between two wall-clock
+    datetimes; a GC that happens to fall into the window is listed too."""
+    found = []
     with open(log) as f:
         for line in f:
             m = SAFEPOINT.match(line)
@@ -37,8 +38,8 @@ def safepoint_ns(log, start, end):
                 continue
             when = datetime.datetime.strptime(m.group(1), "%Y-%m-%dT%H:%M:%S.%f%z")
             if start <= when <= end:
-                total += int(m.group(2))
-    return total
+                found.append(f"{m.group(2)} {int(m.group(3)) / 1e6:.2f}")
+    return ", ".join(found) or "none"
 
 
 def one_run(args, cmd, rundir):
@@ -62,7 +63,7 @@ def one_run(args, cmd, rundir):
     agent_ms = float(note.group(1))
     attach_end = start + datetime.timedelta(milliseconds=int(round_trip.group(1)))
     return (int(round_trip.group(1)), agent_ms, int(note.group(2)),
-            safepoint_ns(log, start, attach_end) / 1e6)
+            safepoints(log, start, attach_end))
 
 
 def main():
@@ -82,13 +83,13 @@ def main():
     cmd = [os.path.join(home, "bin", "java")] + conf.fill(
         template, conf.placeholders(args.scale, args.jdk))
     print(f"| JDK | program | options | attach round trip ms | in Agent_OnAttach ms "
-          f"| classes loaded | safepoint ms during the attach |")
+          f"| classes loaded | safepoints during the attach (operation ms) |")
     print("|---|---|---|---|---|---|---|")
     for _ in range(args.reps):
         with tempfile.TemporaryDirectory(prefix="hprof-attach-") as rundir:
             trip, agent_ms, classes, sp = one_run(args, cmd, rundir)
         print(f"| {args.jdk} | {args.program} | {args.options} | {trip} | {agent_ms:.1f} "
-              f"| {classes} | {sp:.2f} |", flush=True)
+              f"| {classes} | {sp} |", flush=True)
 
 
 if __name__ == "__main__":

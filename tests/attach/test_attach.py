@@ -201,6 +201,15 @@ class AttachTest(TargetTest):
         self.assert_split("after.txt")
         self.assertEqual(self.target.quit(), TARGET_EXIT)
 
+    def test_startup_exact_recording_cannot_be_stopped(self):
+        self.start(agent_options=f"cpu=times,file={self.path('times.txt')}")
+        self.load("stop", ok=False)
+        self.assertIn("it cannot be stopped", self.target.stderr())
+        self.assertEqual(self.target.quit(), TARGET_EXIT)
+        self.assertEqual(self.target.stdout(), TARGET_OUT)
+        times = ht.read_ascii(self.path("times.txt")).sections_named("CPU TIME (ms)")
+        self.assertEqual(len(times), 1)  # the exit dump of the recording that went on
+
     def test_startup_agent_stopped_and_restarted(self):
         self.start(agent_options=f"cpu=samples,interval=4,file={self.path('startup.txt')}")
         self.record("startup.txt")

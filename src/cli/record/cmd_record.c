@@ -163,9 +163,6 @@ static int attach_error(pid_t pid, enum hp_attach a, const char *msg)
 /* Waits the duration, or until Ctrl-C or the JVM's exit; false if it exited. */
 static int wait_recording(pid_t pid, long duration_ms)
 {
-    struct sigaction sa = {.sa_handler = on_signal};
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
     const struct timespec tick = {0, 100 * 1000000L};
     for (long waited = 0; !interrupted && (duration_ms < 0 || waited < duration_ms);
          waited += 100) {
@@ -253,7 +250,7 @@ int hp_record_main(int argc, char **argv)
     char out[PATH_MAX];
     snprintf(out, sizeof out, "%s", a.out ? a.out : "");
     if (!a.out) snprintf(out, sizeof out, "hprof-%d.%s", (int)a.pid, binary ? "hprof" : "txt");
-    struct paths p;
+    struct paths p = {0};
     if (set_paths(&j, agent, binary, &p) != 0) {
         fprintf(stderr, "hprof: error: cannot copy the agent into the JVM's /tmp: %s\n",
                 strerror(errno));
@@ -261,6 +258,11 @@ int hp_record_main(int argc, char **argv)
     }
     char options[4096], msg[600];
     snprintf(options, sizeof options, "%s%sfile=%s", a.options, *a.options ? "," : "", p.report);
+    /* From here on Ctrl-C ends the recording, never hprof alone: an agent
+     * left running would record until the JVM exits. */
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     enum hp_attach st = hp_attach_load(&j, p.agent, options, msg, sizeof msg);
