@@ -202,7 +202,11 @@ static int run(cmd_fn fn, const hp_file *f, const hp_opts *o)
         }
     }
     int rc = fn(f, o, out, stderr);
-    int failed = ferror(out) | (o->output ? fclose(out) : fflush(out));
+    int failed = ferror(out); /* before fclose: '|' would not order the two calls */
+    if (o->output)
+        failed |= fclose(out);
+    else
+        failed |= fflush(out);
     if (failed && rc == HP_EXIT_OK) {
         fprintf(stderr, "hprof: error: %s: write failed\n", o->output ? tmp : "stdout");
         rc = HP_EXIT_IO;
