@@ -58,11 +58,13 @@ static bool is_enter_special(jvmtiEnv *jvmti, JNIEnv *jni, jmethodID m)
 
 /* thread=y: one serial for every virtual thread, so that 100,000 of them
  * add one THREAD START, not 100,000. */
+static uint32_t virtual_serial;
+
 static uint32_t virtual_threads_serial(void)
 {
-    static uint32_t serial;
-    if (serial == 0) serial = hp_thread_pseudo("<virtual threads>", "VirtualThreads");
-    return serial;
+    if (virtual_serial == 0)
+        virtual_serial = hp_thread_pseudo("<virtual threads>", "VirtualThreads");
+    return virtual_serial;
 }
 
 /* On a carrier, the frames above Continuation.enterSpecial are the mounted
@@ -196,6 +198,7 @@ void hp_drain_thread_join(void)
     memset(unwalkable, 0, sizeof unwalkable);
     atomic_store(&in_agent, 0);
     atomic_store(&late, 0);
+    virtual_serial = 0; /* the thread table starts afresh */
     pthread_mutex_unlock(&lock);
 }
 

@@ -14,6 +14,7 @@
 #include "counts.h"
 #include "drain.h"
 #include "method_ids.h"
+#include "pseudo.h"
 #include "ring.h"
 #include "sampler.h"
 #include "timers.h"
@@ -213,6 +214,7 @@ static void stop(jvmtiEnv *jvmti, JNIEnv *jni)
     hp_drain_thread_join();
     hp_timers_reopen();
     hp_cpu_counts_clear();
+    hp_pseudo_forget();
 }
 
 const struct hp_mode hp_mode_cpu_samples = {

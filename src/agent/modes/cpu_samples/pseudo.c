@@ -108,6 +108,13 @@ static const char keys[HP_PSEUDO_COUNT];
 static uint32_t frame_ids[HP_PSEUDO_COUNT];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
+void hp_pseudo_forget(void)
+{
+    pthread_mutex_lock(&lock);
+    memset(frame_ids, 0, sizeof frame_ids);
+    pthread_mutex_unlock(&lock);
+}
+
 /* One class per distinct class name, made with the first of its methods. */
 static uint32_t class_serial_of(enum hp_pseudo kind)
 {

@@ -40,6 +40,8 @@ enum hp_pseudo hp_pseudo_of_thread_name(const char *comm);
 /* Why AsyncGetCallTrace could not walk a Java thread's stack, from its
  * result (0 or a negative error code). */
 enum hp_pseudo hp_pseudo_of_walk_error(int num_frames);
+/* A new recording after `stop`, with new tables: no pseudo-frame made yet. */
+void hp_pseudo_forget(void);
 /* The trace of `kind` (thread=y: of that thread, 0 for none); 0 on failure. */
 uint32_t hp_pseudo_trace(jvmtiEnv *jvmti, JNIEnv *jni, enum hp_pseudo kind, uint32_t thread_serial);
 

@@ -1,5 +1,6 @@
 #include "timers.h"
 
+#include "../../core/agent.h"
 #include "../../core/error.h"
 
 #include <dirent.h>
@@ -242,9 +243,12 @@ void hp_timers_arm_unseen(void)
     closedir(d);
     pthread_mutex_lock(&lock);
     /* The others are the VM's own threads (GC, JIT, ...): vmthreads.c
-     * counts their CPU by their clocks, which costs them no signals. */
+     * counts their CPU by their clocks, which costs them no signals.
+     * Attached, every thread is armed: the main thread's OS name is the
+     * launcher's, not "main"; the VM's threads disarm themselves at their
+     * first signal (hp_timers_disarm_self), and are polled from then on. */
     for (size_t i = 0; i < n; i++)
-        if (count_comm(expected, n_expected, tasks[i].comm) > 0)
+        if (hp.attached || count_comm(expected, n_expected, tasks[i].comm) > 0)
             arm(tasks[i].tid, serial_by_name(tasks, n, &tasks[i]), false, 0);
     pthread_mutex_unlock(&lock);
     free(tasks);

@@ -1,5 +1,6 @@
 #include "vmthreads.h"
 
+#include "../../core/agent.h"
 #include "counts.h"
 #include "pseudo.h"
 #include "timers.h"
@@ -32,7 +33,13 @@ static bool paused;
 
 void hp_vmthreads_init(int interval_ms)
 {
+    pthread_mutex_lock(&lock);
     interval_ns = (uint64_t)(interval_ms < 1 ? 1 : interval_ms) * 1000000u;
+    n_threads = 0; /* a new recording after `stop` starts from nothing */
+    memset(carry, 0, sizeof carry);
+    polls = 0;
+    paused = false;
+    pthread_mutex_unlock(&lock);
 }
 
 static uint64_t cpu_ns(pid_t tid)
@@ -88,15 +95,12 @@ static void add(pid_t tid, bool first_poll)
     struct polled *p = &threads[n_threads++];
     memset(p, 0, sizeof *p);
     p->tid = tid;
-    p->java = hp_timers_sampled(tid);
-    if (p->java) {
-        /* Only what a Java thread used before its timer: the VM's start. */
-        if (first_poll) carry[HP_PSEUDO_VM_STARTUP] += (int64_t)cpu_ns(tid);
-        return;
-    }
     char comm[32];
     read_comm(tid, comm, sizeof comm);
     p->kind = tid == getpid() ? HP_PSEUDO_VM_STARTUP : hp_pseudo_of_thread_name(comm);
+    p->java = hp_timers_sampled(tid);
+    /* Only what a Java thread used before its timer: the VM's start. */
+    if (p->java && first_poll) carry[HP_PSEUDO_VM_STARTUP] += (int64_t)cpu_ns(tid);
 }
 
 static void list_threads(bool first_poll)
@@ -113,8 +117,11 @@ static void list_threads(bool first_poll)
             add((pid_t)tid, first_poll);
             p = &threads[n_threads - 1];
             if (p->tid != (pid_t)tid) continue; /* no memory */
-        } else if (!p->java && hp_timers_sampled(p->tid)) {
-            p->java = true; /* listed before its ThreadStart armed it */
+        } else if (p->java != hp_timers_sampled(p->tid)) {
+            /* Armed after it was listed (before its ThreadStart), or a VM
+             * thread armed when attached that disarmed itself: polled from now. */
+            p->java = !p->java;
+            if (!p->java) p->used_ns = cpu_ns(p->tid);
         }
         p->seen = polls;
     }
@@ -153,6 +160,8 @@ uint64_t hp_vmthreads_poll(jvmtiEnv *jvmti, JNIEnv *jni)
     bool first = polls++ == 0;
     list_threads(first);
     read_clocks();
+    /* Attached: what the threads used before the attach is not the recording's. */
+    if (first && hp.attached) memset(carry, 0, sizeof carry);
     uint32_t samples[HP_PSEUDO_COUNT];
     for (int k = 0; k < HP_PSEUDO_COUNT; k++) {
         int64_t n = (carry[k] + (int64_t)interval_ns / 2) / (int64_t)interval_ns;

@@ -12,9 +12,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* Also forgets the threads of an earlier recording (a new one after `stop`). */
 void hp_vmthreads_init(int interval_ms);
 /* The first poll (VM_INIT) also counts what every thread used before: the
- * VM's threads under their kinds, the Java threads' under <VM>.startup. */
+ * VM's threads under their kinds, the Java threads' under <VM>.startup;
+ * attached to a running VM it only notes where each thread's clock stands. */
 /* Returns the samples it added. */
 uint64_t hp_vmthreads_poll(jvmtiEnv *jvmti, JNIEnv *jni);
 /* net= CONTROL: while off, polls count nothing (for every thread only). */
