@@ -29,6 +29,8 @@
  *                                                new_array(Object arr, int site)
  *   object_init at entry of java/lang/Object.<init>()V:  object_init(Object this)
  *   field       fields appended to one class (field_class)
+ *   call        with entry_local, before an invoke* (not invokedynamic)
+ *               that call_number numbers:        call(local, int number)
  *   invoke      after an invoke* (not invokedynamic) whose result is a
  *               reference, when invoke_number accepts it:
  *                                                invoke(Object result, int site)
@@ -79,6 +81,27 @@ struct bci_field {
     const char *name, *desc;
 };
 
+/* A call site of a numbered method, passed to bci_hooks.method_calls: an
+ * invoke with the Methodref's owner, name and descriptor; a new, getstatic,
+ * putstatic (name and desc NULL), which may run the owner's <clinit>; or an
+ * invokedynamic of LambdaMetafactory: name and desc are the interface
+ * method's (erased), owner, impl_name and impl_desc the method implementing
+ * it (whose callers call it through the interface).  Strings are modified
+ * UTF-8, not NUL-terminated. */
+struct bci_call {
+    uint8_t opcode;
+    const uint8_t *owner, *name, *desc, *impl_name, *impl_desc;
+    uint16_t owner_len, name_len, desc_len, impl_name_len, impl_desc_len;
+    int32_t line; /* as bci_site.line */
+};
+
+struct bci_method_calls {
+    int method_number;
+    int32_t first_line; /* line of offset 0, 0 if none */
+    uint32_t n;
+    const struct bci_call *calls; /* in code order */
+};
+
 struct bci_hooks {
     const char *tracker_class;           /* internal name, e.g. "hprof/Tracker" */
     const char *entry_name, *entry_desc; /* (II)V */
@@ -95,6 +118,11 @@ struct bci_hooks {
      * or 0 in a method that has none. */
     int alloc_local;
     const char *resume_name, *resume_desc;
+    /* With entry_local: before each invoke (not invokedynamic) that
+     * call_number numbers, call(local, number): (JI)V, or (II)V with an
+     * int local; lets a shadow stack tell a method's calls apart. */
+    const char *call_name, *call_desc;
+    int (*call_number)(void *ctx, int method_number, const struct bci_call *call);
     /* No entry/exit in methods without an invoke or allocation instruction:
      * they can never be below another frame nor allocate by bytecode. */
     int entry_exit_skip_leaves;
@@ -128,6 +156,11 @@ struct bci_hooks {
     int (*site_number)(void *ctx, const struct bci_site *site);
     /* Number for an invocation; BCI_SKIP (or NULL) leaves it alone. */
     int (*invoke_number)(void *ctx, const struct bci_invoke *inv);
+    /* When set: the call sites of every numbered method, and the class's
+     * SourceFile (if it has one, before any method), so that frames of its
+     * callers get lines and names outlive the class. */
+    void (*method_calls)(void *ctx, const struct bci_method_calls *mc);
+    void (*source_file)(void *ctx, const uint8_t *name, uint16_t len);
     void *ctx;
 };
 

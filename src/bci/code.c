@@ -1,6 +1,7 @@
 /* Per-method rewriting: decodes the Code attribute, plans injections,
  * lays out the new code (widening 16-bit branches that overflow), emits it
  * and relocates every offset-bearing table. */
+#include "calls.h"
 #include "insn.h"
 #include "rewrite.h"
 #include "stackmap.h"
@@ -45,6 +46,7 @@ typedef struct {
      * stack where it runs (rel), or in all (abs, at a known depth). */
     uint16_t stack_rel, stack_abs;
     const smt_table *smt; /* decoded StackMapTable, or NULL */
+    int32_t *lines;       /* original offset -> line (calls.h) */
 } mctx;
 
 static const char *fail(mctx *m, const char *why)
@@ -245,29 +247,10 @@ static char *alloc_type(const mctx *m, const insn_t *i)
     return s;
 }
 
-/* The line of original offset pc: the entry with the greatest start <= pc
- * over every LineNumberTable of the method; 0 if none. */
+/* The line of original offset pc, 0 if none. */
 static int32_t line_of(const mctx *m, uint32_t pc)
 {
-    rd_t r;
-    rd_init(&r, m->attrs, m->attrs_len);
-    int64_t best = -1;
-    int32_t line = 0;
-    for (uint16_t k = 0; k < m->nattrs && !r.err; k++) {
-        uint32_t name = rd_u2(&r), len = rd_u4(&r);
-        const uint8_t *d = rd_bytes(&r, len);
-        if (!d || !cp_utf8_eq(&m->x->cf.cp, name, "LineNumberTable") || len < 2 ||
-            (size_t)be_u2(d) * 4 != len - 2)
-            continue;
-        for (uint32_t e = 0, n = be_u2(d); e < n; e++) {
-            uint32_t start = be_u2(d + 2 + e * 4);
-            if (start <= pc && (int64_t)start > best) {
-                best = start;
-                line = be_u2(d + 4 + e * 4);
-            }
-        }
-    }
-    return line;
+    return m->lines && pc < m->len ? m->lines[pc] : 0;
 }
 
 /* Asks the caller for a site number; BCI_SKIP or failure: no injection. */
@@ -490,6 +473,13 @@ static void plan(mctx *m, const smt_table *smt)
                     (op == OP_ATHROW && (m->catch_from < 0 || i->pc < m->catch_from)))) {
             call_method_hook(m, exit_kind);
             need_rel(m, 2);
+        } else if (m->local >= 0 && h->call_name &&
+                   (site = calls_number(h, &m->x->cf.cp, m->p->mnum, m->code, i->pc,
+                                        line_of(m, i->pc))) >= 0) {
+            local_insn(m, 0);
+            push_int(m, site);
+            call_hook(m, HK_CALL);
+            need_rel(m, local_size(m) + 1);
         } else if (on && op == OP_NEW && h->new_obj_name && site_number(m, i, &site)) {
             push_int(m, site);
             uint16_t ctx = push_alloc_local(m);
@@ -925,6 +915,18 @@ static const char *finish(mctx *m, cf_member *mem, const smt_table *smt, int has
     return NULL;
 }
 
+/* The line table by offset, and the method's call sites to whoever wants
+ * them. */
+static const char *add_lines(mctx *m)
+{
+    const struct bci_hooks *h = m->x->h;
+    m->lines = calls_lines(&m->x->cf.cp, m->attrs, m->attrs_len, m->nattrs, m->len);
+    if (!m->lines) return fail(m, "out of memory");
+    if (m->p->mnum < 0 || m->x->force || !h->method_calls) return NULL;
+    const char *err = calls_report(h, &m->x->cf, m->p->mnum, m->code, m->len, m->lines);
+    return err ? fail(m, err) : NULL;
+}
+
 const char *code_rewrite(rw_ctx *x, cf_member *mem, const cf_attr *code, const method_plan *p)
 {
     mctx m = {.x = x, .p = p, .catch_from = -1};
@@ -932,7 +934,8 @@ const char *code_rewrite(rw_ctx *x, cf_member *mem, const cf_attr *code, const m
     int has_smt = 0;
     wr_init(&m.inj, (size_t)MAX_CODE * 4);
     wr_space(&m.inj, 0); /* allocate, so fragment offsets apply to a real buffer */
-    if (!parse_code(&m, code) && !decode(&m) && !load_smt(&m, mem, &smt, &has_smt)) {
+    if (!parse_code(&m, code) && !decode(&m) && !load_smt(&m, mem, &smt, &has_smt) &&
+        !add_lines(&m)) {
         m.smt = has_smt ? &smt : NULL;
         plan(&m, m.smt);
         if (!m.err && (m.injected || x->force) && !layout(&m)) finish(&m, mem, &smt, has_smt);
@@ -944,5 +947,6 @@ const char *code_rewrite(rw_ctx *x, cf_member *mem, const cf_attr *code, const m
     free(m.idx);
     free(m.label);
     free(m.opc);
+    free(m.lines);
     return m.err;
 }

@@ -9,13 +9,13 @@
 uint32_t rw_hook_ref(rw_ctx *x, int k)
 {
     const struct bci_hooks *h = x->h;
-    const char *name[HK_COUNT] = {h->entry_name,       h->exit_name,    h->leaf_name,
-                                  h->resume_name,      h->new_obj_name, h->new_array_name,
-                                  h->object_init_name, h->invoke_name};
-    const char *desc[HK_COUNT] = {h->entry_desc,       h->exit_desc,    h->leaf_desc,
-                                  h->resume_desc,      h->new_obj_desc, h->new_array_desc,
-                                  h->object_init_desc, h->invoke_desc};
-    const char *owner = k <= HK_RESUME ? h->method_class : h->alloc_class;
+    const char *name[HK_COUNT] = {h->entry_name,     h->exit_name,        h->leaf_name,
+                                  h->resume_name,    h->call_name,        h->new_obj_name,
+                                  h->new_array_name, h->object_init_name, h->invoke_name};
+    const char *desc[HK_COUNT] = {h->entry_desc,     h->exit_desc,        h->leaf_desc,
+                                  h->resume_desc,    h->call_desc,        h->new_obj_desc,
+                                  h->new_array_desc, h->object_init_desc, h->invoke_desc};
+    const char *owner = k <= HK_CALL ? h->method_class : h->alloc_class;
     if (!x->mref[k])
         x->mref[k] =
             cp_add_methodref(&x->cf.cp, owner ? owner : h->tracker_class, name[k], desc[k]);
@@ -31,14 +31,12 @@ static int skip(struct bci_result *res, const char *why, const char *detail)
 
 static const char *check_hooks(const struct bci_hooks *h)
 {
-    const char *pairs[][2] = {{h->entry_name, h->entry_desc},
-                              {h->exit_name, h->exit_desc},
-                              {h->leaf_name, h->leaf_desc},
-                              {h->resume_name, h->resume_desc},
-                              {h->new_obj_name, h->new_obj_desc},
-                              {h->new_array_name, h->new_array_desc},
-                              {h->object_init_name, h->object_init_desc},
-                              {h->invoke_name, h->invoke_desc}};
+    const char *pairs[][2] = {
+        {h->entry_name, h->entry_desc},         {h->exit_name, h->exit_desc},
+        {h->leaf_name, h->leaf_desc},           {h->resume_name, h->resume_desc},
+        {h->call_name, h->call_desc},           {h->new_obj_name, h->new_obj_desc},
+        {h->new_array_name, h->new_array_desc}, {h->object_init_name, h->object_init_desc},
+        {h->invoke_name, h->invoke_desc}};
     int any = 0;
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
         if (pairs[i][0] && !pairs[i][1]) return "hook without descriptor";
@@ -48,6 +46,7 @@ static const char *check_hooks(const struct bci_hooks *h)
     if (h->entry_local && (!h->entry_name || !h->exit_name || !h->resume_name))
         return "entry_local without entry, exit and resume";
     if (h->alloc_local && !h->entry_local) return "alloc_local without entry_local";
+    if (h->call_name && (!h->entry_local || !h->call_number)) return "call without entry_local";
     return any ? NULL : "no hooks enabled";
 }
 
@@ -92,6 +91,21 @@ static const char *rewrite_methods(rw_ctx *x, char *where, size_t where_len)
     return NULL;
 }
 
+/* Tells h->source_file the class's SourceFile, if it has a readable one. */
+static void report_source(const classfile *cf, const struct bci_hooks *h)
+{
+    for (uint16_t k = 0; h->source_file && k < cf->nattrs; k++) {
+        const cf_attr *a = &cf->attrs[k];
+        const cp_ent *s = cp_utf8_eq(&cf->cp, a->name, "SourceFile") && a->len == 2
+                              ? cp_get(&cf->cp, be_u2(a->data), CP_UTF8)
+                              : NULL;
+        if (s) {
+            h->source_file(h->ctx, s->s, s->slen);
+            return;
+        }
+    }
+}
+
 static int is_named(const uint8_t *name, uint16_t n, const char *cls)
 {
     return name && cls && strlen(cls) == n && !memcmp(name, cls, n);
@@ -131,6 +145,7 @@ static int run(const uint8_t *cls, size_t len, const struct bci_hooks *h, int fo
         cf_free(&x.cf);
         return skip(res, "tracker class", NULL);
     }
+    if (!force) report_source(&x.cf, h);
     char where[128] = "";
     err = rewrite_methods(&x, where, sizeof where);
     int changed = 0;

@@ -6,7 +6,18 @@
 #include "bci.h"
 #include "classfile.h"
 
-enum { HK_ENTRY, HK_EXIT, HK_LEAF, HK_RESUME, HK_NEW, HK_ARRAY, HK_OINIT, HK_INVOKE, HK_COUNT };
+enum {
+    HK_ENTRY,
+    HK_EXIT,
+    HK_LEAF,
+    HK_RESUME,
+    HK_CALL,
+    HK_NEW,
+    HK_ARRAY,
+    HK_OINIT,
+    HK_INVOKE,
+    HK_COUNT
+};
 
 typedef struct {
     classfile cf;

@@ -39,10 +39,6 @@ class Table:
         n = len(frames_prefix)
         return [r for r in self.rows if r["cls"] == cls and r["frames"][:n] == frames_prefix]
 
-    def with_frame(self, cls, fr):
-        """Rows of class `cls` whose trace contains frame `fr` anywhere."""
-        return [r for r in self.rows if r["cls"] == cls and fr in r["frames"]]
-
 
 def ascii_tables(path):
     """Every SITES table of an ascii profile, checking layout and arithmetic."""

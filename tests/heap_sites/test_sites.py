@@ -5,7 +5,6 @@ Sizes assume HotSpot's 64-bit defaults (compressed oops and class
 pointers, 8-byte alignment): a 12-byte object header, a 16-byte array
 header."""
 import os
-import re
 import struct
 import sys
 import unittest
@@ -15,7 +14,6 @@ import sites
 
 ITEM = "SitesProg$Item"
 ITEM_SIZE = 24  # header 12 + long 8, aligned
-EXACT_MAX_DEPTH = 31  # deeper: heap=sites takes the SampledObjectAlloc route
 
 
 def align(n):
@@ -26,20 +24,9 @@ def array_size(elem_bytes, length):
     return align(16 + elem_bytes * length)
 
 
-def site_lines(source):
-    """Line numbers of the '// SITE <name>' markers in SitesProg.java."""
-    lines = {}
-    with open(source) as f:
-        for no, text in enumerate(f, 1):
-            m = re.search(r"// SITE (\w+)$", text.rstrip())
-            if m:
-                lines[m.group(1)] = no
-    return lines
-
-
 def make_case(env):
     source = dict(zip(sys.argv[1::2], sys.argv[2::2]))["--source"]
-    line = site_lines(source)
+    line = h.source_markers([source], ["SITE"])
 
     class HeapSites(unittest.TestCase):
         def run_prog(self, name, options, *args, binary=False):
@@ -70,16 +57,12 @@ def make_case(env):
         def at(self, method, site):
             return sites.frame("SitesProg", method, line[site])
 
-        def caller(self, method, site, options=""):
-            # The exact route's callers come from a shadow stack without
-            # bytecode indexes: their lines are unknown.
-            depth = re.search(r"depth=(\d+)", options)
-            exact = ("alloc_interval=" not in options and "heap=all" not in options
-                     and (depth is None or int(depth.group(1)) <= EXACT_MAX_DEPTH))
-            return sites.frame("SitesProg", method, None if exact else line.get(site))
+        def caller(self, method, site):
+            # Both routes give a caller the line of its call.
+            return sites.frame("SitesProg", method, line[site])
 
-        def check_basic(self, t, n, keep, caller=("main", "dispatch"), options=""):
-            r = self.one_row(t, ITEM, [self.at("allocate", "basic"), self.caller(*caller, options)])
+        def check_basic(self, t, n, keep, caller=("main", "dispatch")):
+            r = self.one_row(t, ITEM, [self.at("allocate", "basic"), self.caller(*caller)])
             self.assertEqual((r["alloc_objs"], r["alloc_bytes"]), (n, n * ITEM_SIZE))
             self.assertEqual((r["live_objs"], r["live_bytes"]), (keep, keep * ITEM_SIZE))
 
@@ -110,7 +93,7 @@ def make_case(env):
             self.assertEqual(res.returncode, 0, res.stderr)
             prof, tables = sites.ascii_tables(out)
             self.assertEqual(len(tables), 1)
-            self.check_basic(tables[0], 20000, 700, options="heap=all")
+            self.check_basic(tables[0], 20000, 700)
             trace = tables[0].find(ITEM, [self.at("allocate", "basic")])[0]["trace"]
             dumps = prof.sections_named("HEAP DUMP")
             self.assertEqual(len(dumps), 1)
@@ -231,10 +214,10 @@ def make_case(env):
             # their caller in deeper traces.
             n = 200000
             _, t = self.run_prog("intrinsics_deep", ",cutoff=0,depth=8", "intrinsics", n)
-            me = sites.frame("SitesProg", "intrinsics", None)
-
             def total(cls, top=None):
-                rows = [r for r in t.with_frame(cls, me) if top is None or r["frames"][0][:2] == top]
+                rows = [r for r in t.rows if r["cls"] == cls
+                        and ("SitesProg", "intrinsics") in [f[:2] for f in r["frames"][1:]]
+                        and (top is None or r["frames"][0][:2] == top)]
                 return sum(r["alloc_objs"] for r in rows), sum(r["alloc_bytes"] for r in rows)
             self.assertEqual(total("java.lang.Object[]", ("java.util.Arrays", "copyOf")),
                              (n, n * array_size(4, 15)))
@@ -259,7 +242,7 @@ def make_case(env):
                 if "depth" in opts:
                     rows = [r for r in t.find("java.lang.Integer", [])
                             if r["frames"][:1] and r["frames"][0][:2] == ("java.lang.Integer", "valueOf")
-                            and r["frames"][1:2] == [self.caller("boxing", "box", opts)]]
+                            and r["frames"][1:2] == [self.caller("boxing", "box")]]
                 else:
                     rows = t.find("java.lang.Integer", [self.at("boxing", "box")])
                 self.assertEqual(len(rows), 1)
@@ -273,19 +256,19 @@ def make_case(env):
             for depth, binary in ((6, False), (6, True), (4, False)):
                 _, t = self.run_prog(f"deep{depth}", f",cutoff=0,depth={depth}", "deep", n,
                                      binary=binary)
-                rec = [sites.frame("SitesProg", "rec", None)] * 3
+                rec = [self.caller("rec", "recself")] * 3
                 r = self.one_row(t, ITEM, [self.at("rec", "rec")])
                 self.assertEqual(r["frames"], ([self.at("rec", "rec")] + rec +
-                                               [self.caller("deep", None),
-                                                self.caller("main", None)])[:depth])
+                                               [self.caller("deep", "deeprec"),
+                                                self.caller("main", "maindeep")])[:depth])
                 self.assertEqual((r["alloc_objs"], r["alloc_bytes"]), (n, n * ITEM_SIZE))
                 r = self.one_row(t, ITEM, [self.at("deep", "aftercatch")])
                 self.assertEqual(r["frames"], [self.at("deep", "aftercatch"),
-                                               self.caller("main", None)])
+                                               self.caller("main", "maindeep")])
                 self.assertEqual(r["alloc_objs"], n)
                 at = self.at("recCatch", "reccatch")
-                rc, tail = self.caller("recCatch", None), [self.caller("deep", None),
-                                                           self.caller("main", None)]
+                rc = self.caller("recCatch", "reccatchself")
+                tail = [self.caller("deep", "deepreccatch"), self.caller("main", "maindeep")]
                 for callers in ([rc, rc], [rc], []):
                     want = ([at] + callers + tail)[:depth]
                     r = self.one_row(t, ITEM, want)
@@ -333,8 +316,8 @@ def make_case(env):
             _, t = self.run_prog("vthreads", ",cutoff=0", "vthreads", n, threads)
             r = self.one_row(t, ITEM, [self.at("allocate", "basic")])
             self.assertEqual(r["frames"][:3], [self.at("allocate", "basic"),
-                                               self.caller("vmid", None),
-                                               self.caller("vtask", None)])
+                                               self.caller("vmid", "vmidalloc"),
+                                               self.caller("vtask", "vtaskvmid")])
             self.assertTrue(r["frames"][3][1].startswith("lambda$vthreads$"), r["frames"])
             self.assertEqual((r["alloc_objs"], r["alloc_bytes"]), (threads * n, threads * n * ITEM_SIZE))
 

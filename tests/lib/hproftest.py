@@ -187,6 +187,20 @@ class AsciiProfile:
         return [s for s in self.sections if s[0].startswith(name + " BEGIN")]
 
 
+def source_markers(paths, kinds):
+    """{name: line} of the '// KIND name' comments ending lines of the given
+    source files, KIND one of `kinds` (e.g. SITE, CALL)."""
+    marker = re.compile(r"// (?:%s) (\w+)$" % "|".join(kinds))
+    found = {}
+    for path in paths:
+        with open(path) as f:
+            for no, text in enumerate(f, 1):
+                m = marker.search(text.rstrip())
+                if m:
+                    found[m.group(1)] = no
+    return found
+
+
 def read_ascii(path):
     with open(path, encoding="utf-8", errors="replace") as f:
         return AsciiProfile(f.read())

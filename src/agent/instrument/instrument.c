@@ -3,6 +3,7 @@
 #include "../core/agent.h"
 #include "../core/error.h"
 #include "../core/in_agent.h"
+#include "frames.h"
 #include "intrinsics.h"
 #include "numbers.h"
 #include "tracker.h"
@@ -20,6 +21,7 @@ static struct bci_hooks hooks; /* the union of the clients' injections */
 static jclass tracker;
 static jclass client_class[MAX_CLIENTS]; /* clients[i].class_name, once defined */
 static bool debug;                       /* HPROF_DEBUG_BCI set: log every class left unchanged */
+static bool frames;                      /* a client makes hp_instr_trace frames */
 
 jclass hp_instr_tracker(void)
 {
@@ -117,6 +119,24 @@ static int number_invoke(void *ctx, const struct bci_invoke *inv)
     return BCI_SKIP;
 }
 
+static void record_calls(void *ctx, const struct bci_method_calls *mc)
+{
+    (void)ctx;
+    hp_frames_record(mc);
+}
+
+static int number_call(void *ctx, int mnum, const struct bci_call *call)
+{
+    (void)ctx;
+    return hp_frames_call_number(mnum, call);
+}
+
+static void record_source(void *ctx, const uint8_t *name, uint16_t len)
+{
+    struct numbering *nb = ctx;
+    hp_num_class_source(nb->cnum, name, len);
+}
+
 static void rewrite_class(jvmtiEnv *jvmti, JNIEnv *jni, jclass redefined, jobject loader,
                           const char *name, jobject pd, jint len, const unsigned char *data,
                           jint *new_len, unsigned char **new_data)
@@ -137,6 +157,11 @@ static void rewrite_class(jvmtiEnv *jvmti, JNIEnv *jni, jclass redefined, jobjec
     h.method_number = number_method;
     h.site_number = number_site;
     h.invoke_number = number_invoke;
+    if (frames) {
+        h.method_calls = record_calls;
+        h.source_file = record_source;
+        h.call_number = number_call;
+    }
     h.ctx = &nb;
     struct bci_result r;
     int changed = bci_rewrite(data, (size_t)len, &h, &r);
@@ -254,6 +279,7 @@ bool hp_instr_add(struct hp_setup *s, const struct hp_instr_client *c)
         !claim(&h->exit_name, &h->exit_desc, c->exit_name, c->exit_desc) ||
         !claim(&h->leaf_name, &h->leaf_desc, c->leaf_name, c->leaf_desc) ||
         !claim(&h->resume_name, &h->resume_desc, c->resume_name, c->resume_desc) ||
+        !claim(&h->call_name, &h->call_desc, c->call_name, c->call_desc) ||
         !claim(&h->new_obj_name, &h->new_obj_desc, c->new_obj_name, c->new_obj_desc) ||
         !claim(&h->new_array_name, &h->new_array_desc, c->new_array_name, c->new_array_desc) ||
         !claim(&h->object_init_name, &h->object_init_desc, c->object_init_name,
@@ -279,6 +305,7 @@ bool hp_instr_add(struct hp_setup *s, const struct hp_instr_client *c)
         h->alloc_class = c->class_name;
         h->alloc_local = c->alloc_local;
     }
+    frames |= c->frames;
     clients[n_clients++] = *c;
     return true;
 }

@@ -42,7 +42,9 @@ struct hp_instr_client {
     int entry_local;
     bool alloc_local;
     const char *resume_name, *resume_desc; /* (I)V or (JI)V at exception handlers */
-    const char *leaf_name, *leaf_desc;     /* (II)V: short leaves' one call (bci.h) */
+    /* (II)V or (JI)V before the calls that frames.h numbers (bci call). */
+    const char *call_name, *call_desc;
+    const char *leaf_name, *leaf_desc; /* (II)V: short leaves' one call (bci.h) */
     const char *new_obj_name, *new_obj_desc;
     const char *new_array_name, *new_array_desc;
     const char *object_init_name, *object_init_desc;
@@ -63,6 +65,9 @@ struct hp_instr_client {
     /* Entry/exit only in methods that invoke or allocate (bci
      * entry_exit_skip_leaves): enough for a shadow stack of callers. */
     bool entry_exit_skip_leaves;
+    /* The client's traces are made by hp_instr_trace (frames.h): keep the
+     * names and call sites it needs. */
+    bool frames;
 };
 /* The wait of a tracker's spin lock once spinning did not get it (round 0,
  * 1, ...): yields the CPU, then sleeps, so that a holder descheduled among

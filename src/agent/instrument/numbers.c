@@ -10,6 +10,7 @@
 
 struct cls {
     char *name;
+    _Atomic(char *) source;
     jweak loader;       /* NULL: boot loader */
     uint32_t next;      /* next class of the same name, 0 ends */
     atomic_bool wanted; /* a report needs its methods */
@@ -20,8 +21,10 @@ struct cls {
 
 struct meth {
     uint32_t cnum;
+    int base; /* the method an alias stands for; its own number otherwise */
     char *name, *desc;
     _Atomic(jmethodID) id;
+    _Atomic(void *) extra;
 };
 
 /* Paged arrays: page p holds numbers p*PAGE .. p*PAGE+PAGE-1. */
@@ -100,9 +103,26 @@ int hp_num_method(uint32_t cnum, const char *name, const char *desc)
     struct meth *m = slot((void *_Atomic *)meth_pages, sizeof *m, mnum);
     if (m == NULL) return -1;
     m->cnum = cnum;
+    m->base = (int)mnum;
     m->name = strdup(name);
     m->desc = strdup(desc);
     return m->name && m->desc ? (int)mnum : -1;
+}
+
+int hp_num_alias(int mnum)
+{
+    struct meth *of = meth_get(mnum);
+    uint32_t n = of ? atomic_fetch_add(&n_meth, 1) : (uint32_t)-1;
+    struct meth *m = n <= INT32_MAX ? slot((void *_Atomic *)meth_pages, sizeof *m, n) : NULL;
+    if (m == NULL) return -1;
+    *m = (struct meth){.cnum = of->cnum, .base = of->base, .name = of->name, .desc = of->desc};
+    return (int)n;
+}
+
+int hp_num_base(int number)
+{
+    struct meth *m = meth_get(number);
+    return m ? m->base : number;
 }
 
 void hp_num_want(int mnum)
@@ -114,7 +134,7 @@ void hp_num_want(int mnum)
 
 jmethodID hp_num_method_id(int mnum)
 {
-    struct meth *m = meth_get(mnum);
+    struct meth *m = meth_get(hp_num_base(mnum));
     return m ? atomic_load(&m->id) : NULL;
 }
 
@@ -202,4 +222,36 @@ void hp_num_resolve(jvmtiEnv *jvmti, JNIEnv *jni)
         (*jni)->DeleteLocalRef(jni, classes[i]);
     }
     (*jvmti)->Deallocate(jvmti, (unsigned char *)classes);
+}
+
+void hp_num_class_source(uint32_t cnum, const uint8_t *source, uint16_t len)
+{
+    struct cls *c = cls_get(cnum);
+    char *copy = c ? malloc((size_t)len + 1) : NULL, *none = NULL;
+    if (copy == NULL) return;
+    memcpy(copy, source, len);
+    copy[len] = 0;
+    if (!atomic_compare_exchange_strong(&c->source, &none, copy)) free(copy);
+}
+
+bool hp_num_names(int mnum, struct hp_num_names *out)
+{
+    struct meth *m = meth_get(mnum);
+    struct cls *c = m ? cls_get(m->cnum) : NULL;
+    if (c == NULL || m->name == NULL || m->desc == NULL) return false;
+    *out = (struct hp_num_names){m->cnum, c->name, atomic_load(&c->source), m->name, m->desc};
+    return true;
+}
+
+bool hp_num_set_extra(int mnum, void *extra)
+{
+    struct meth *m = meth_get(mnum);
+    void *none = NULL;
+    return m && atomic_compare_exchange_strong(&m->extra, &none, extra);
+}
+
+void *hp_num_extra(int mnum)
+{
+    struct meth *m = meth_get(mnum);
+    return m ? atomic_load(&m->extra) : NULL;
 }

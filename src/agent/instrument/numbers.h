@@ -7,6 +7,7 @@
 
 #include <jni.h>
 #include <jvmti.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 /* A new class number for `name` (internal form) defined by `loader` (NULL:
@@ -21,5 +22,22 @@ void hp_num_want(int mnum);
 /* Finds the jmethodIDs of the wanted classes that are loaded now. */
 void hp_num_resolve(jvmtiEnv *jvmti, JNIEnv *jni);
 jmethodID hp_num_method_id(int mnum);
+
+/* What the rewriter saw, kept after the class is unloaded: the class's
+ * SourceFile (NULL: none), and per method an object a client owns (set once:
+ * false if another was set first). */
+void hp_num_class_source(uint32_t cnum, const uint8_t *source, uint16_t len);
+struct hp_num_names {
+    uint32_t cnum;
+    const char *class_name, *source, *name, *desc;
+};
+bool hp_num_names(int mnum, struct hp_num_names *out);
+bool hp_num_set_extra(int mnum, void *extra);
+/* A new number standing for method mnum (sharing its names, class and
+ * jmethodID, with an extra of its own), -1 when out of memory. */
+int hp_num_alias(int mnum);
+/* The method a number stands for: mnum itself unless it is an alias. */
+int hp_num_base(int number);
+void *hp_num_extra(int mnum);
 
 #endif

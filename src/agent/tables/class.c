@@ -77,27 +77,52 @@ uint32_t hp_class_serial(jvmtiEnv *jvmti, jclass klass)
     return serial;
 }
 
-uint32_t hp_class_pseudo(const char *name)
+/* Adds a class that has no class object, named `name` (internal form),
+ * under key[0..key_len) (NULL: its new object ID, which no object has), and
+ * writes LOAD CLASS. Under hp_out_lock; the entry, or NULL. */
+static struct hp_class *add_objectless(const void *key, size_t key_len, const char *name,
+                                       const char *source, bool pseudo)
 {
-    if (classes == NULL) return 0;
     size_t len = strlen(name);
-    /* The table owns the signature once the class is made. */
-    struct class_init ci = {NULL, malloc(len + 3), NULL, 0};
-    if (ci.sig == NULL) return 0;
-    ci.sig[0] = 'L';
-    memcpy(ci.sig + 1, name, len);
-    memcpy(ci.sig + 1 + len, ";", 2);
-    hp_out_lock();
-    ci.obj = hp_objid_new(0);
-    hp_table_intern(classes, &ci.obj, sizeof ci.obj, init_class, &ci, NULL);
+    /* The table owns the strings once the class is made. */
+    struct class_init ci = {NULL, malloc(len + 3), source ? strdup(source) : NULL, hp_objid_new(0)};
+    if (ci.sig) {
+        ci.sig[0] = 'L';
+        memcpy(ci.sig + 1, name, len);
+        memcpy(ci.sig + 1 + len, ";", 2);
+        hp_table_intern(classes, key ? key : &ci.obj, key ? key_len : sizeof ci.obj, init_class,
+                        &ci, NULL);
+    }
     if (ci.made) {
-        ci.made->pseudo = true;
+        ci.made->pseudo = pseudo;
+        ci.made->unloaded = !pseudo;
         hp_encoder()->class_load(ci.made);
     } else {
         free(ci.sig);
+        free(ci.source);
     }
+    return ci.made;
+}
+
+uint32_t hp_class_pseudo(const char *name)
+{
+    if (classes == NULL) return 0;
+    hp_out_lock();
+    const struct hp_class *c = add_objectless(NULL, 0, name, NULL, true);
     hp_out_unlock();
-    return ci.made ? ci.made->serial : 0;
+    return c ? c->serial : 0;
+}
+
+uint32_t hp_class_serial_named(uint32_t key, const char *internal_name, const char *source)
+{
+    if (classes == NULL) return 0;
+    hp_out_lock();
+    uint32_t idx = hp_table_find(classes, &key, sizeof key);
+    const struct hp_class *c = idx ? hp_table_info(classes, idx)
+                                   : add_objectless(&key, sizeof key, internal_name, source, false);
+    uint32_t serial = c ? c->serial : 0;
+    hp_out_unlock();
+    return serial;
 }
 
 const struct hp_class *hp_class_get(uint32_t serial)

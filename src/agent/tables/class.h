@@ -30,6 +30,10 @@ uint32_t hp_class_serial(jvmtiEnv *jvmti, jclass klass);
  * class of cpu=samples' pseudo-frames. It gets a serial, an object ID no
  * object has, and LOAD CLASS like any class; 0 on failure. */
 uint32_t hp_class_pseudo(const char *name);
+/* The serial of a class known only by name (internal form) and source file
+ * (NULL: none) under `key`, e.g. one unloaded before a report named it: an
+ * entry with an object ID no object has, marked unloaded; 0 on failure. */
+uint32_t hp_class_serial_named(uint32_t key, const char *internal_name, const char *source);
 const struct hp_class *hp_class_get(uint32_t serial);
 /* Serial of an already known class object, 0 if unknown. */
 uint32_t hp_class_find(hp_objid_t obj);

@@ -154,16 +154,16 @@ public class SitesProg {
     }
 
     static void vtask(int n) {
-        vmid(n);
+        vmid(n); // SITE vtaskvmid
     }
 
     static void vmid(int n) {
-        allocate(n, 0);
+        allocate(n, 0); // SITE vmidalloc
     }
 
     static Item rec(int d) {
         if (d == 0) return new Item(d); // SITE rec
-        return rec(d - 1);
+        return rec(d - 1); // SITE recself
     }
 
     static void thrower(int d) {
@@ -176,7 +176,7 @@ public class SitesProg {
     static void recCatch(int d) {
         if (d == 0) throw new IllegalStateException();
         try {
-            recCatch(d - 1);
+            recCatch(d - 1); // SITE reccatchself
         } catch (IllegalStateException e) {
             sink = new Item(d); // SITE reccatch
             if (d < 3) throw e;
@@ -187,13 +187,13 @@ public class SitesProg {
     // allocation right after an exception unwound several frames.
     static void deep(int n) {
         for (int i = 0; i < n; i++) {
-            sink = rec(3);
+            sink = rec(3); // SITE deeprec
             try {
                 thrower(5);
             } catch (IllegalStateException e) {
                 sink = new Item(i); // SITE aftercatch
             }
-            recCatch(3);
+            recCatch(3); // SITE deepreccatch
         }
     }
 
@@ -245,7 +245,7 @@ public class SitesProg {
             case "serve": serve(n, Integer.parseInt(args[2])); break;
             case "box": boxing(n); break;
             case "intrinsics": intrinsics(n); break;
-            case "deep": deep(n); break;
+            case "deep": deep(n); break; // SITE maindeep
             case "mixed": mixed(n); break;
             case "threads": threads(Integer.parseInt(args[2]), n); break;
             case "vthreads": vthreads(Integer.parseInt(args[2]), n); break;

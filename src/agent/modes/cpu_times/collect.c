@@ -1,6 +1,7 @@
 #include "collect.h"
 
 #include "../../core/agent.h"
+#include "../../instrument/frames.h"
 #include "../../instrument/instrument.h"
 #include "../../tables/table.h"
 #include "../../tables/thread.h"
@@ -176,24 +177,24 @@ static struct hp_ct_row *row_of(struct rows *rs, uint32_t serial)
     return &rs->by_serial[i];
 }
 
-/* The trace serial of local trace j; cached once all its methods are known. */
+/* The trace of method numbers mnums[0..d-1], ended by the first -1. */
+static uint32_t trace_of(jvmtiEnv *jvmti, JNIEnv *jni, const jint *mnums, int d,
+                         uint32_t thread_serial)
+{
+    uint32_t n = 0;
+    while (n < (uint32_t)d && mnums[n] >= 0)
+        n++;
+    return hp_instr_trace(jvmti, jni, mnums, n, HP_LINE_FIRST, thread_serial);
+}
+
+/* The trace serial of local trace j; cached once made. */
 static uint32_t intern(jvmtiEnv *jvmti, JNIEnv *jni, const struct reading *r, struct snap *s,
                        uint32_t j)
 {
     if (s->serial[j]) return s->serial[j];
     int d = hp_ct_depth();
-    jvmtiFrameInfo *frames = malloc(sizeof *frames * (size_t)(d ? d : 1));
-    jint n = 0;
-    if (frames == NULL) return HP_TRACE_EMPTY;
-    bool known = true;
-    for (int k = 0; k < d && r->keys[j * d + k] >= 0; k++, n++) {
-        frames[n].method = hp_instr_method(r->keys[j * d + k]);
-        frames[n].location = -1;
-        known &= frames[n].method != NULL;
-    }
-    uint32_t serial = hp_trace_from_frames(jvmti, jni, frames, n, r->thread_serial);
-    free(frames);
-    if (known) s->serial[j] = serial;
+    uint32_t serial = trace_of(jvmti, jni, r->keys + (size_t)j * (size_t)d, d, r->thread_serial);
+    if (serial != HP_TRACE_EMPTY) s->serial[j] = serial;
     return serial;
 }
 
@@ -274,17 +275,7 @@ void hp_ct_thread_end(jvmtiEnv *jvmti, JNIEnv *jni, uint32_t serial)
 /* The trace serial of an `ended` key (thread serial, method numbers). */
 static uint32_t intern_key(jvmtiEnv *jvmti, JNIEnv *jni, const uint32_t *key, int d)
 {
-    jvmtiFrameInfo *frames = malloc(sizeof *frames * (size_t)(d ? d : 1));
-    jint n = 0;
-    if (frames == NULL) return HP_TRACE_EMPTY;
-    const jint *mids = (const jint *)(key + 1);
-    for (int k = 0; k < d && mids[k] >= 0; k++, n++) {
-        frames[n].method = hp_instr_method(mids[k]);
-        frames[n].location = -1;
-    }
-    uint32_t serial = hp_trace_from_frames(jvmti, jni, frames, n, key[0]);
-    free(frames);
-    return serial;
+    return trace_of(jvmti, jni, (const jint *)(key + 1), d, key[0]);
 }
 
 /* Moves the sums of ended threads into the rows. */

@@ -52,6 +52,7 @@ static bool on_load(struct hp_setup *s)
         .exit_desc = "(II)V",
         .leaf_name = "leaf",
         .leaf_desc = "(II)V",
+        .frames = true,
     };
     return hp_instr_add(s, &c);
 }

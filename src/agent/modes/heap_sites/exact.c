@@ -4,9 +4,9 @@
 #include "../../core/error.h"
 #include "../../core/gc.h"
 #include "../../core/in_agent.h"
+#include "../../instrument/frames.h"
 #include "../../instrument/instrument.h"
 #include "../../tables/class.h"
-#include "../../tables/method.h"
 #include "../../tables/trace.h"
 #include "bsite.h"
 #include "key.h"
@@ -377,6 +377,7 @@ bool hp_sites_exact_on_load(struct hp_setup *s)
         .class_name = HP_SITES_CLASS,
         .class_bytes = hp_sites_class,
         .class_len = hp_sites_class_len,
+        .frames = true,
     };
     if (hp.opt.depth > 1 && !on_stack()) {
         c.entry_name = "enterWin";
@@ -385,6 +386,8 @@ bool hp_sites_exact_on_load(struct hp_setup *s)
         c.exit_desc = "(J)V";
         c.resume_name = "resumeWin";
         c.resume_desc = "(JI)V";
+        c.call_name = "callWin";
+        c.call_desc = "(JI)V";
         c.entry_local = BCI_LOCAL_LONG;
         c.alloc_local = true;
         c.new_obj_desc = "(IJ)V";
@@ -398,6 +401,8 @@ bool hp_sites_exact_on_load(struct hp_setup *s)
         c.exit_desc = "(I)V";
         c.resume_name = "resume";
         c.resume_desc = "(I)V";
+        c.call_name = "call";
+        c.call_desc = "(II)V";
         c.entry_local = BCI_LOCAL_INT;
         c.entry_exit_skip_leaves = true;
     }
@@ -721,19 +726,9 @@ static void want_methods(uint32_t n)
     }
 }
 
-/* A location of the rewritten method on the site's original line: the
- * JVM's line table maps rewritten offsets. -1 (unknown line) if none. */
-static jlocation site_location(jvmtiEnv *jvmti, JNIEnv *jni, jmethodID mid, int32_t line)
-{
-    const struct hp_method *m = mid ? hp_method_get(jvmti, jni, mid) : NULL;
-    for (jint i = 0; m && line > 0 && i < m->n_lines; i++)
-        if (m->lines[i].line_number == line) return m->lines[i].start_location;
-    return -1;
-}
-
 /* The site of a tracker key: the class of its objects and the trace (the
- * allocating method at the site's line, then the shadow stack's callers,
- * whose lines are unknown). 0 while its class or a method is unknown. */
+ * allocating method at the site's line, then the shadow stack's callers at
+ * their calls' lines). 0 while its class is unknown. */
 static uint32_t resolve(jvmtiEnv *jvmti, JNIEnv *jni, uint32_t k)
 {
     uint32_t thread_serial;
@@ -742,23 +737,18 @@ static uint32_t resolve(jvmtiEnv *jvmti, JNIEnv *jni, uint32_t k)
     if (b == NULL) return 0;
     uint32_t cls = atomic_load_explicit(&b->class_serial, memory_order_acquire);
     if (cls == 0) return 0;
-    jvmtiFrameInfo frames[64];
-    jint n = 0;
+    jint mnums[HP_MAX_DEPTH];
+    uint32_t n = 0;
     if (hp.opt.depth > 0) {
-        frames[n].method = hp_instr_method(b->mnum);
-        frames[n++].location = site_location(jvmti, jni, frames[0].method, b->line);
+        mnums[n++] = b->mnum;
         /* Callers only if the shadow stack's top is the allocating method
          * (not so on threads whose older frames predate counting), always
          * from the window (whose key says TOP). */
-        if (width > 1 && (ints[1] == b->mnum || ints[1] == KEY_TOP))
-            for (int j = 2; j < width && ints[j] >= 0 && n < hp.opt.depth; j++) {
-                frames[n].method = hp_instr_method(ints[j]);
-                frames[n++].location = -1;
-            }
+        if (width > 1 && (hp_instr_method_of(ints[1]) == b->mnum || ints[1] == KEY_TOP))
+            for (int j = 2; j < width && ints[j] >= 0 && n < (uint32_t)hp.opt.depth; j++)
+                mnums[n++] = ints[j];
     }
-    for (jint i = 0; i < n; i++)
-        if (frames[i].method == NULL) return 0;
-    uint32_t trace = hp_trace_from_frames(jvmti, jni, frames, n, thread_serial);
+    uint32_t trace = hp_instr_trace(jvmti, jni, mnums, n, b->line, thread_serial);
     return hp_site_intern(cls, trace);
 }
 

@@ -232,8 +232,17 @@ public final class HprofSites {
             if (!on) return;
             w = 0;
         }
-        Thread.currentThread().hprofWin =
-                w >>> WIN_BITS | (long) (mnum < WIN_LIMIT ? mnum + 1 : 0) << WIN_TOP;
+        Thread.currentThread().hprofWin = shifted(w, mnum);
+    }
+
+    /* Before a call the agent numbered (a method's calls of one name and
+     * descriptor on several lines): that number in place of the method's. */
+    public static void callWin(long w, int call) {
+        if (w >= 0) Thread.currentThread().hprofWin = shifted(w, call);
+    }
+
+    private static long shifted(long w, int mnum) {
+        return w >>> WIN_BITS | (long) (mnum < WIN_LIMIT ? mnum + 1 : 0) << WIN_TOP;
     }
 
     /* Caller j (0: the direct caller) in a window: its method number, -1 if
@@ -270,6 +279,13 @@ public final class HprofSites {
 
     public static void exit(int sp) {
         if (sp >= 0) Thread.currentThread().hprofSp = sp;
+    }
+
+    /* callWin's shadow-stack form: the entry at the method's height. */
+    public static void call(int sp, int call) {
+        if (sp < 0) return;
+        int[] st = Thread.currentThread().hprofStk;
+        if (st != null && sp < st.length) st[sp] = call;
     }
 
     public static void resume(int sp) {
