@@ -189,6 +189,42 @@ static int body(cur *c, hp_sub *s)
     }
 }
 
+/* Instances and arrays (nearly every sub-record of a dump) when they are whole:
+ * read without a check per field. Returns 0 to leave the sub-record to the
+ * checked path of body(), which also words any error. */
+static int fast_object(cur *c, hp_sub *s)
+{
+    unsigned n = c->f->id_size;
+    const uint8_t *p = c->p;
+    uint64_t left = (uint64_t)(c->end - p), head = 2 * (uint64_t)n + 8, unit = 1;
+    if (s->tag == HP_PRIM_ARRAY_DUMP) head = n + 9;
+    if ((s->tag != HP_INSTANCE_DUMP && s->tag != HP_OBJ_ARRAY_DUMP &&
+         s->tag != HP_PRIM_ARRAY_DUMP) ||
+        left < head)
+        return 0;
+    s->id = hp_id(c->f, p);
+    s->trace = hp_be32(p + n);
+    if (s->tag == HP_INSTANCE_DUMP) {
+        s->ref = hp_id(c->f, p + n + 4);
+        s->data_len = hp_be32(p + 2 * n + 4);
+    } else {
+        s->count = hp_be32(p + n + 4);
+        if (s->tag == HP_OBJ_ARRAY_DUMP) {
+            s->ref = hp_id(c->f, p + n + 8);
+            unit = n;
+        } else {
+            s->elem_type = p[n + 8];
+            if (!hp_is_prim_type(s->elem_type)) return 0;
+            unit = hp_type_size(s->elem_type, n);
+        }
+        s->data_len = (uint64_t)s->count * unit;
+    }
+    if (left - head < s->data_len) return 0;
+    s->data = p + head;
+    c->p = p + head + s->data_len;
+    return 1;
+}
+
 int hp_heap_next(const hp_file *f, hp_heap_iter *it, hp_sub *s, hp_error *err)
 {
     if (it->p >= it->end) return 0;
@@ -196,7 +232,7 @@ int hp_heap_next(const hp_file *f, hp_heap_iter *it, hp_sub *s, hp_error *err)
     s->tag = *it->p;
     s->offset = (uint64_t)(it->p - f->base);
     cur c = {f, it, it->p + 1, it->end, s->tag, err};
-    int rc = body(&c, s);
+    int rc = fast_object(&c, s) ? 0 : body(&c, s);
     if (rc == -2) return hp_fail(err, s->offset, "unknown heap dump sub-record tag 0x%02x", s->tag);
     if (rc != 0) return -1;
     it->p = c.p;

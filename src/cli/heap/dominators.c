@@ -1,5 +1,7 @@
 #include "heap/dominators.h"
 
+#include "heap/bigarray.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,7 +17,7 @@ static void set_bit(uint8_t *b, uint32_t i)
 /* Marks objects reachable from the GC roots without crossing weak edges (BFS). */
 static int mark_reachable(hp_domtree *d, const hp_graph *g)
 {
-    uint32_t *queue = malloc(((size_t)g->obj.n + 1) * sizeof *queue), head = 0, tail = 0;
+    uint32_t *queue = hp_big_malloc(((size_t)g->obj.n + 1) * sizeof *queue), head = 0, tail = 0;
     if (!queue) return -1;
     for (size_t r = 0; r < g->nroots; r++)
         if (!hp_bit(d->reachable, g->roots[r].object)) {
@@ -163,7 +165,7 @@ static int sum_retained(hp_domtree *d, const hp_graph *g, const hp_spill *sp)
 static int invert_vertex(hp_domtree *d, const hp_spill *sp)
 {
     uint32_t *vertex = malloc(CHUNK * 4);
-    int rc = vertex && (d->pre = malloc(((size_t)d->n + 1) * 4)) ? 0 : -1;
+    int rc = vertex && (d->pre = hp_big_malloc(((size_t)d->n + 1) * 4)) ? 0 : -1;
     for (uint32_t at = 1; at <= d->n && rc == 0; at += CHUNK) {
         uint32_t len = d->n + 1 - at < CHUNK ? d->n + 1 - at : CHUNK;
         const uint32_t *v =
@@ -192,7 +194,7 @@ static int prepare(hp_domtree *d, hp_graph *g, hp_spill *sp, hp_dom_work *w)
         if (!hp_dom_reachable(d, i)) set_bit(top, i);
     vertex_out o = {d, sp, malloc(CHUNK * 4), 0, 0, 0};
     int rc = hp_dom_work_init(w, g, top) == 0 && o.buf ? 0 : -1;
-    if (rc == 0 && sp->fd < 0 && !(d->vertex = malloc(((size_t)n + 1) * 4))) rc = -1;
+    if (rc == 0 && sp->fd < 0 && !(d->vertex = hp_big_malloc(((size_t)n + 1) * 4))) rc = -1;
     if (rc == 0) rc = number_dfs(&o, g, d->idom, w->top);
     free(o.buf);
     hp_spill_drop(sp, &g->out_start);
@@ -209,14 +211,14 @@ int hp_dominators(hp_domtree *d, hp_graph *g, hp_spill *sp, hp_error *err)
     memset(d, 0, sizeof *d);
     d->n = n;
     /* The DFS tree's parents become the immediate dominators in place. */
-    d->idom = malloc(((size_t)n + 1) * sizeof *d->idom);
+    d->idom = hp_big_malloc(((size_t)n + 1) * sizeof *d->idom);
     d->reachable = calloc((size_t)n / 8 + 1, 1);
     hp_dom_work w = {0};
     int rc = d->idom && d->reachable ? prepare(d, g, sp, &w) : -1;
     if (rc == 0) rc = hp_semi_nca(&w, d->idom, n);
     hp_dom_work_free(&w);
     /* Allocated last: the semidominator pass has freed its arrays by now. */
-    if (rc == 0 && !(d->retained = malloc(((size_t)n + 1) * sizeof *d->retained))) rc = -1;
+    if (rc == 0 && !(d->retained = hp_big_malloc(((size_t)n + 1) * sizeof *d->retained))) rc = -1;
     if (rc == 0) rc = sum_retained(d, g, sp);
     if (rc == 0 && (hp_spill_put(sp, HP_SEC_IDOM, &d->idom, ((size_t)n + 1) * 4) != 0 ||
                     hp_spill_put(sp, HP_SEC_RETAINED, &d->retained, ((size_t)n + 1) * 8) != 0 ||

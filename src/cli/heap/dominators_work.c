@@ -1,5 +1,7 @@
 #include "heap/dominators_work.h"
 
+#include "heap/bigarray.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,7 +53,7 @@ int hp_dom_work_init(hp_dom_work *w, const hp_graph *g, uint8_t *top)
     }
     for (uint32_t i = 2; i <= w->m + 1; i++)
         w->pstart[i] += w->pstart[i - 1];
-    if (!(w->psrc = malloc(((size_t)w->pstart[w->m + 1] + 1) * 4))) return -1;
+    if (!(w->psrc = hp_big_malloc(((size_t)w->pstart[w->m + 1] + 1) * 4))) return -1;
     for (uint32_t v = 0; v < g->obj.n; v++)
         for (uint32_t e = g->out_start[v]; e < g->out_start[v + 1]; e++) {
             uint32_t t = HP_EDGE_TARGET(g->out[e]);
@@ -69,7 +71,7 @@ int hp_dom_work_to_preorder(hp_dom_work *w, const uint32_t *pre, uint32_t n)
     p.multi = calloc(words, 8);
     p.rank = malloc(words * 4);
     p.pstart = calloc((size_t)w->m + 2, 4);
-    p.psrc = malloc(((size_t)w->pstart[w->m] + 1) * 4);
+    p.psrc = hp_big_malloc(((size_t)w->pstart[w->m] + 1) * 4);
     if (!p.top || !p.multi || !p.rank || !p.pstart || !p.psrc) {
         hp_dom_work_free(&p);
         return -1;
@@ -173,8 +175,8 @@ static int semidominators(const hp_dom_work *w, const uint32_t *parent, uint32_t
 int hp_semi_nca(const hp_dom_work *w, uint32_t *parent, uint32_t n)
 {
     uint32_t *semi = malloc(((size_t)w->m + 1) * sizeof *semi);
-    uint32_t *anc = malloc(((size_t)n + 1) * sizeof *anc);
-    uint32_t *label = malloc(((size_t)n + 1) * sizeof *label);
+    uint32_t *anc = hp_big_malloc(((size_t)n + 1) * sizeof *anc);
+    uint32_t *label = hp_big_malloc(((size_t)n + 1) * sizeof *label);
     int rc = semi && anc && label ? semidominators(w, parent, n, semi, anc, label) : -1;
     free(anc);
     free(label);

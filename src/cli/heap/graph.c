@@ -1,5 +1,7 @@
 #include "heap/graph.h"
 
+#include "heap/bigarray.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,8 +201,8 @@ static void compact_edges(hp_graph *g)
 static int count_edges(hp_graph *g, hp_spill *sp, hp_error *err)
 {
     pass_ctx c = {g, 0, 0, NULL, 0};
-    g->out_start = calloc((size_t)g->obj.n + 1, sizeof *g->out_start);
-    g->obj.offsets = calloc((size_t)g->obj.n + 1, sizeof *g->obj.offsets);
+    g->out_start = hp_big_calloc(((size_t)g->obj.n + 1) * sizeof *g->out_start);
+    g->obj.offsets = hp_big_calloc(((size_t)g->obj.n + 1) * sizeof *g->obj.offsets);
     if (!g->out_start || !g->obj.offsets) return hp_fail(err, 0, "out of memory");
     if (hp_dump_walk(g->ix, g->dump, on_sub, &c, err) != 0) return -1;
     uint64_t total = 0;
@@ -219,8 +221,8 @@ static int build_edges(hp_graph *g, hp_spill *sp, hp_error *err)
     if (count_edges(g, sp, err) != 0) return -1;
     pass_ctx c = {g, 1, 0, calloc((size_t)g->obj.n / 8 + 1, 1), 0};
     uint32_t total = g->out_start[g->obj.n];
-    g->out = malloc((total ? total : 1) * sizeof *g->out);
-    g->shallow = malloc(((size_t)g->obj.n + 1) * sizeof *g->shallow);
+    g->out = hp_big_malloc((total ? total : 1) * sizeof *g->out);
+    g->shallow = hp_big_malloc(((size_t)g->obj.n + 1) * sizeof *g->shallow);
     if (!g->out || !g->shallow || !c.seen) {
         free(c.seen);
         return hp_fail(err, 0, "out of memory");
@@ -255,7 +257,7 @@ static int grow(uint64_t **v, size_t *cap, size_t need)
 {
     if (need <= *cap) return 0;
     size_t n = *cap ? *cap * 2 : 4096;
-    uint64_t *p = realloc(*v, n * sizeof *p);
+    uint64_t *p = hp_big_realloc(*v, n * sizeof *p);
     if (!p) return -1;
     *v = p;
     *cap = n;

@@ -1,5 +1,7 @@
 #include "heap/objects.h"
 
+#include "heap/bigarray.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,7 +14,7 @@
         while (i < n && (*keys)[i - 1] <= (*keys)[i])                                              \
             i++;                                                                                   \
         if (i >= n) return 0;                                                                      \
-        type *tmp = malloc(n * sizeof *tmp);                                                       \
+        type *tmp = hp_big_malloc(n * sizeof *tmp);                                                \
         size_t *count = malloc(65536 * sizeof *count);                                             \
         if (!tmp || !count) {                                                                      \
             free(tmp);                                                                             \
@@ -70,7 +72,7 @@ static int build_dir(hp_objects *o)
     while (o->shift < 63 && (span >> o->shift) >= slots)
         o->shift++;
     o->dir_len = (uint32_t)(span >> o->shift) + 2;
-    o->dir = malloc((size_t)o->dir_len * sizeof *o->dir);
+    o->dir = hp_big_malloc((size_t)o->dir_len * sizeof *o->dir);
     if (!o->dir) return -1;
     uint32_t i = 0, seg = 0;
     for (uint32_t b = 0; b < o->dir_len; b++) {
@@ -91,7 +93,7 @@ static int pack_keys(hp_objects *o, uint64_t *keys, size_t n)
     for (size_t i = 0; i < n; i++)
         nsegs += i == 0 || keys[i] >> 32 != keys[i - 1] >> 32;
     o->segs = malloc(nsegs * sizeof *o->segs);
-    o->keys = malloc(n * sizeof *o->keys);
+    o->keys = hp_big_malloc(n * sizeof *o->keys);
     if (!o->segs || !o->keys) {
         free(keys);
         return -1;
@@ -109,7 +111,7 @@ static int pack_keys(hp_objects *o, uint64_t *keys, size_t n)
  * memory and passes of 8-byte ones, in one segment (frees keys). */
 static int small_keys(hp_objects *o, uint64_t *keys, size_t n)
 {
-    uint32_t *k = malloc(n * sizeof *k);
+    uint32_t *k = hp_big_malloc(n * sizeof *k);
     o->segs = malloc(sizeof *o->segs);
     if (k)
         for (size_t i = 0; i < n; i++)
