@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # Heap analysis at scale: a ~1 GB `jcmd GC.heap_dump` of a real program (H2 holding an
-# in-memory table, H2Heap.java), then time and peak RSS (/usr/bin/time -v) of
-#   1. hprof dominators, first open (graph and dominators built, index written)
-#   2. hprof dominators, second open (the on-disk index mapped)
-#   3. VisualVM's heap library computing the same retained sizes
+# in-memory table, H2Heap.java), then wall time, CPU time (user + system) and peak RSS
+# (/usr/bin/time -v) of
+#   1. hprof dominators, first open (graph and dominators built, index written), RUNS times
+#   2. hprof dominators, second open (the on-disk index mapped), RUNS times
+#   3. VisualVM's heap library computing the same retained sizes, once
 #      (RetainedOracle: Heap.getBiggestObjectsByRetainedSize(20)), which must list
 #      the same 20 largest retainers with the same sizes as hprof.
-# Usage: bench/heapgraph/run.sh [ROWS]   (default 1600000 rows, about 1 GB)
+# Each line gives the median of the runs and the load average before them.
+# Usage: bench/heapgraph/run.sh [ROWS] [RUNS]   (default 1600000 rows, about 1 GB; 3 runs)
 # Needs a built tree (build/hprof), libh2-java and visualvm (bench/deps.sh, scripts/deps.sh).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 rows="${1:-1600000}"
+runs="${2:-3}"
 work="$root/bench/work/heapgraph"
 java_home="${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}"
 jfluid=/usr/share/visualvm/visualvm/modules/org-graalvm-visualvm-lib-jfluid-heap.jar
@@ -29,22 +32,37 @@ pid=$(awk '/READY/ {print $2}' "$work/ready.txt")
 exec 3>&-
 dump_mb=$(( $(stat -c %s "$work/h2.hprof") / 1000000 ))
 
-measure() { # name, command...: prints "name: wall s, user+sys s, max RSS MB"
+measure() { # name, command...: one run's "wall cpu rss" (s, s, MB) on stdout
     local name="$1"
     shift
     /usr/bin/time -v "$@" > "$work/$name.out" 2> "$work/$name.time"
-    awk -v name="$name" -F': ' '
+    awk -F': ' '
         /Elapsed \(wall clock\)/ { n = split($2, t, ":"); wall = t[n] + (n > 1 ? 60 * t[n-1] : 0) }
         /User time/ { cpu += $2 } /System time/ { cpu += $2 }
         /Maximum resident/ { rss = $2 / 1024 }
-        END { printf "%-28s %8.1f s wall %8.1f s cpu %8.0f MB max RSS\n", name, wall, cpu, rss }' \
-        "$work/$name.time"
+        END { printf "%.2f %.2f %.0f\n", wall, cpu, rss }' "$work/$name.time"
 }
 
-echo "dump: $work/h2.hprof, $dump_mb MB, $rows rows; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
-measure hprof-first "$hprof" dominators "$work/h2.hprof" --top 20
-measure hprof-second "$hprof" dominators "$work/h2.hprof" --top 20
-measure visualvm "$java_home/bin/java" -cp "$work/classes:$jfluid" RetainedOracle \
+median_of() { # name, count, command...: medians of wall, cpu and RSS over count runs
+    local name="$1" count="$2" load
+    shift 2
+    load=$(cut -d' ' -f1-3 /proc/loadavg)
+    for _ in $(seq "$count"); do
+        [ "$name" = hprof-first ] && rm -f "$work/h2.hprof.index"
+        measure "$name" "$@"
+    done | python3 -c '
+import statistics, sys
+name, n, load = sys.argv[1:4]
+runs = [list(map(float, l.split())) for l in sys.stdin]
+wall, cpu, rss = (statistics.median(col) for col in zip(*runs))
+print(f"{name:<14} {wall:8.1f} s wall {cpu:7.1f} s cpu {rss:7.0f} MB max RSS  (median of {n}; load {load})")
+' "$name" "$count" "$load"
+}
+
+echo "dump: $work/h2.hprof, $dump_mb MB, $rows rows; $(nproc) cores"
+median_of hprof-first "$runs" "$hprof" dominators "$work/h2.hprof" --top 20
+median_of hprof-second "$runs" "$hprof" dominators "$work/h2.hprof" --top 20
+median_of visualvm 1 "$java_home/bin/java" -cp "$work/classes:$jfluid" RetainedOracle \
     "$work/h2.hprof" 20 -
 
 # VisualVM's 20 largest retainers must have the same retained sizes in hprof.
