@@ -16,16 +16,6 @@ typedef struct {
     FILE *out;
 } ctx;
 
-static void key_name(const hp_heap *h, uint64_t key, char *buf, size_t cap)
-{
-    if (key & HP_PRIM_KEY)
-        snprintf(buf, cap, "%s[]", hp_type_name((uint8_t)key));
-    else if (key == 0)
-        snprintf(buf, cap, "java.lang.Class");
-    else
-        hp_index_class_name(&h->ix, key, buf, cap);
-}
-
 static int accumulates(const ctx *c, uint32_t obj, hp_error *err)
 {
     hp_accumulated *v;
@@ -34,7 +24,7 @@ static int accumulates(const ctx *c, uint32_t obj, hp_error *err)
     fputs(c->o->json ? ",\"accumulates\":[" : "   dominates directly, by class:\n", c->out);
     for (size_t i = 0; i < n && i < 5; i++) {
         char name[512];
-        key_name(c->h, v[i].key, name, sizeof name);
+        hp_accumulated_name(c->h, v[i].key, name, sizeof name);
         if (c->o->json) {
             fprintf(c->out, "%s{\"class\":", i ? "," : "");
             hp_json_string(c->out, name);

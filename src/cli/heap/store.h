@@ -1,7 +1,7 @@
 /*
- * The on-disk index: a heap dump's graph and dominator tree saved after the
- * first analysis and mapped read-only by the next, so it starts without
- * reading the dump's heap records.
+ * The on-disk index: a heap dump's graph and dominator tree, written by the
+ * first analysis while it computes them (spill.h) and mapped read-only by it
+ * and by the next ones, which start without reading the dump's heap records.
  *
  * It lives next to the dump as FILE.index, or, if that directory is not
  * writable, in $XDG_CACHE_HOME/hprof (default ~/.cache/hprof) as

@@ -1,5 +1,6 @@
 #include "heap/suspects.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -167,4 +168,14 @@ int hp_suspect_accumulates(const hp_heap *h, const hp_domkids *k, uint32_t obj,
     if (*n) qsort(v, *n, sizeof *v, by_group);
     *out = v;
     return 0;
+}
+
+void hp_accumulated_name(const hp_heap *h, uint64_t key, char *buf, size_t cap)
+{
+    if (key & HP_PRIM_KEY)
+        snprintf(buf, cap, "%s[]", hp_type_name((uint8_t)key));
+    else if (key == 0)
+        snprintf(buf, cap, "java.lang.Class");
+    else
+        hp_index_class_name(&h->ix, key, buf, cap);
 }

@@ -62,16 +62,6 @@ int hp_page_waste(const hp_web *w, const hp_query *q, hp_html *out)
     return 200;
 }
 
-static void class_key_name(const hp_web *w, uint64_t key, char *buf, size_t cap)
-{
-    if (key & HP_PRIM_KEY)
-        snprintf(buf, cap, "%s[]", hp_type_name((uint8_t)key));
-    else if (key == 0)
-        snprintf(buf, cap, "java.lang.Class");
-    else
-        hp_index_class_name(&w->h.ix, key, buf, cap);
-}
-
 /* What an accumulation point dominates directly, by class. */
 static void accumulated(hp_html *out, const hp_web *w, uint32_t obj)
 {
@@ -88,7 +78,7 @@ static void accumulated(hp_html *out, const hp_web *w, uint32_t obj)
                      "<th>Class</th></tr>");
     for (size_t i = 0; i < n && i < ACCUMULATED_SHOWN; i++) {
         char name[512];
-        class_key_name(w, v[i].key, name, sizeof name);
+        hp_accumulated_name(&w->h, v[i].key, name, sizeof name);
         hp_html_fmt(out, "<tr><td class=n>%" PRIu64 "</td><td class=n>%" PRIu64 "</td><td>",
                     v[i].retained, v[i].count);
         hp_html_text(out, name);
