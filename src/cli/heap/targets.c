@@ -13,18 +13,44 @@ uint32_t hp_find_object(const hp_heap *h, const char *what)
     return hp_objects_find(&h->g.obj, id);
 }
 
-/* Whether object i is an instance (or array) of the class named `name`. */
-static int is_of_class(const hp_heap *h, uint32_t i, const char *name, const hp_idmap *class_ids)
+/* A pass over the dump's sub-records (in file order, releasing its pages as it
+ * goes) for the instances and arrays of the class `name`. */
+typedef struct {
+    const hp_heap *h;
+    const char *name;
+    const hp_idmap *class_ids;
+    uint32_t *v, last;
+    size_t n, cap;
+} class_scan;
+
+static int is_of_class(const class_scan *c, const hp_sub *s)
 {
-    hp_sub s;
-    hp_graph_object(&h->g, i, &s);
-    if (s.tag == HP_INSTANCE_DUMP || s.tag == HP_OBJ_ARRAY_DUMP)
-        return hp_idmap_get(class_ids, s.ref) != NULL;
-    if (s.tag == HP_PRIM_ARRAY_DUMP || s.tag == HP_PRIM_ARRAY_NODATA) {
-        const char *t = hp_type_name(s.elem_type);
+    if (s->tag == HP_INSTANCE_DUMP || s->tag == HP_OBJ_ARRAY_DUMP)
+        return hp_idmap_get(c->class_ids, s->ref) != NULL;
+    if (s->tag == HP_PRIM_ARRAY_DUMP || s->tag == HP_PRIM_ARRAY_NODATA) {
+        const char *t = hp_type_name(s->elem_type);
         size_t len = strlen(t);
-        return strncmp(name, t, len) == 0 && strcmp(name + len, "[]") == 0;
+        return strncmp(c->name, t, len) == 0 && strcmp(c->name + len, "[]") == 0;
     }
+    return 0;
+}
+
+static int collect_instance(void *ctx, const hp_sub *s, hp_error *err)
+{
+    class_scan *c = ctx;
+    if (!is_of_class(c, s)) return 0;
+    uint32_t i = hp_objects_find_near(&c->h->g.obj, s->id, c->last + 1);
+    c->last = i;
+    /* Only an object's first sub-record is in the graph. */
+    if (i == HP_NO_OBJECT || c->h->g.obj.offsets[i] != s->offset) return 0;
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 16;
+        uint32_t *grown = realloc(c->v, cap * sizeof *grown);
+        if (!grown) return hp_fail(err, s->offset, "out of memory");
+        c->v = grown;
+        c->cap = cap;
+    }
+    c->v[c->n++] = i;
     return 0;
 }
 
@@ -62,26 +88,20 @@ int hp_find_targets(const hp_heap *h, const char *what, size_t max, uint32_t **o
         return 0;
     }
     hp_idmap ids = {0};
+    free(*objs);
+    *objs = NULL;
     if (class_ids_named(h, what, &ids) != 0) {
         hp_idmap_free(&ids);
         return hp_fail(err, 0, "out of memory");
     }
-    for (uint32_t i = 0; i < h->g.obj.n; i++) {
-        if (!is_of_class(h, i, what, &ids)) continue;
-        if (*n == cap) {
-            uint32_t *grown = realloc(*objs, 2 * cap * sizeof *grown);
-            if (!grown) {
-                hp_idmap_free(&ids);
-                return hp_fail(err, 0, "out of memory");
-            }
-            *objs = grown;
-            cap *= 2;
-        }
-        (*objs)[(*n)++] = i;
-    }
+    class_scan c = {h, what, &ids, NULL, 0, 0, 0};
+    int rc = hp_dump_walk(&h->ix, h->dump, collect_instance, &c, err);
     hp_idmap_free(&ids);
+    *objs = c.v;
+    *n = c.n;
+    if (rc != 0) return -1;
     sort_dom = &h->d;
-    qsort(*objs, *n, sizeof **objs, by_retained);
+    if (*n) qsort(*objs, *n, sizeof **objs, by_retained);
     if (*n > max) *n = max;
     return 0;
 }
