@@ -106,6 +106,7 @@ class RecordTest(TargetTest):
         finally:
             sleeper.kill()
             sleeper.wait()
+        self.assertIn("usage: hprof record", self.record("--help").stdout)
         self.record(1, "-d", "x", rc=2)
         self.record(1, "file=/tmp/x", rc=2)
         self.target = Target(self.env, self.dir, extra_jvm=["-XX:+DisableAttachMechanism"])

@@ -75,7 +75,10 @@ static int parse(int argc, char **argv, struct record_args *a)
         const char *s = argv[i];
         int needs = !strcmp(s, "-d") || !strcmp(s, "-o") || !strcmp(s, "--agent");
         if (needs && i + 1 == argc) return bad("missing value after ", s);
-        if (!strcmp(s, "--list")) {
+        if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
+            fputs(usage, stdout);
+            return -1;
+        } else if (!strcmp(s, "--list")) {
             a->list = 1;
         } else if (!strcmp(s, "--flame")) {
             a->flame = 1;
@@ -236,7 +239,7 @@ int hp_record_main(int argc, char **argv)
 {
     struct record_args a;
     int rc = parse(argc, argv, &a);
-    if (rc != HP_EXIT_OK) return rc;
+    if (rc != HP_EXIT_OK) return rc < 0 ? HP_EXIT_OK : rc; /* < 0: --help */
     if (a.list) return list_jvms();
     struct hp_jvm j;
     enum hp_probe probe = hp_jvm_probe(a.pid, &j);
