@@ -123,7 +123,10 @@ class CpuSamplesTest(unittest.TestCase):
             by_thread[kind] = by_thread.get(kind, 0) + c
         print(f"samples by thread: {by_thread} (total {total})")
         self.assertGreater(total, 100, "too few samples to judge")
-        self.assertLess(by_thread.get("blocked", 0) / total, 0.01)
+        # A blocked thread uses a little CPU starting and blocking; the first
+        # sample of a thread falls at a random point of its first interval, so
+        # that CPU is sampled at its true rate (1-2 samples of 30 threads).
+        self.assertLess(by_thread.get("blocked", 0) / total, 0.03)
         self.assertGreater(by_thread.get("busy", 0) / total, 0.90)
 
     def test_thread_started_before_vm_init_is_sampled(self):
