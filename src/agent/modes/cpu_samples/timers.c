@@ -161,13 +161,10 @@ void hp_timers_remove_current(void)
     pthread_mutex_unlock(&lock);
 }
 
-/* HotSpot names each Java thread's OS thread after it, cut to the 15
- * bytes Linux keeps (/proc/.../comm). */
-#define COMM_LEN 16
 #define MAX_EXPECTED 64
 
 struct named {
-    char comm[COMM_LEN];
+    char comm[HP_COMM_LEN];
     uint32_t serial; /* expected threads */
     pid_t tid;       /* threads of the process */
 };
@@ -179,19 +176,19 @@ void hp_timers_expect(const char *name, uint32_t thread_serial)
 {
     pthread_mutex_lock(&lock);
     if (n_expected < MAX_EXPECTED) {
-        snprintf(expected[n_expected].comm, COMM_LEN, "%s", name);
+        snprintf(expected[n_expected].comm, HP_COMM_LEN, "%s", name);
         expected[n_expected++].serial = thread_serial;
     }
     pthread_mutex_unlock(&lock);
 }
 
-static bool read_comm(pid_t tid, char comm[COMM_LEN])
+bool hp_thread_comm(pid_t tid, char comm[HP_COMM_LEN])
 {
     char path[64];
     snprintf(path, sizeof path, "/proc/self/task/%d/comm", (int)tid);
     FILE *f = fopen(path, "r");
     if (f == NULL) return false;
-    bool ok = fgets(comm, COMM_LEN, f) != NULL;
+    bool ok = fgets(comm, HP_COMM_LEN, f) != NULL;
     fclose(f);
     if (ok) comm[strcspn(comm, "\n")] = '\0';
     return ok;
@@ -237,7 +234,7 @@ void hp_timers_arm_unseen(void)
             tasks = more;
         }
         tasks[n].tid = (pid_t)tid;
-        if (!read_comm(tasks[n].tid, tasks[n].comm)) tasks[n].comm[0] = '\0';
+        if (!hp_thread_comm(tasks[n].tid, tasks[n].comm)) tasks[n].comm[0] = '\0';
         n++;
     }
     closedir(d);

@@ -25,6 +25,10 @@ void hp_timers_init(int interval_ms);
 /* Linux's clock ID of a thread's CPU-time clock (what pthread_getcpuclockid
  * returns), made from the tid so that any thread of the process can be read. */
 clockid_t hp_thread_cpu_clock(pid_t tid);
+/* The OS name of a thread of this process (/proc/self/task/<tid>/comm:
+ * HotSpot's thread name cut to 15 bytes); false when it is gone. */
+#define HP_COMM_LEN 16
+bool hp_thread_comm(pid_t tid, char comm[HP_COMM_LEN]);
 /* True while a timer samples the thread (a Java thread). */
 bool hp_timers_sampled(pid_t tid);
 /* The timer whose signal carries `p`, or NULL if p is not one of ours. */

@@ -8,7 +8,6 @@
 #include <dirent.h>
 #include <pthread.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -49,18 +48,6 @@ static uint64_t cpu_ns(pid_t tid)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static void read_comm(pid_t tid, char *comm, size_t len)
-{
-    char path[64];
-    snprintf(path, sizeof path, "/proc/self/task/%d/comm", (int)tid);
-    comm[0] = '\0';
-    FILE *f = fopen(path, "r");
-    if (f == NULL) return;
-    if (fgets(comm, (int)len, f) == NULL) comm[0] = '\0';
-    fclose(f);
-    comm[strcspn(comm, "\n")] = '\0';
-}
-
 /* In threads[0, n), which is sorted. */
 static struct polled *find(pid_t tid, size_t n)
 {
@@ -95,8 +82,8 @@ static void add(pid_t tid, bool first_poll)
     struct polled *p = &threads[n_threads++];
     memset(p, 0, sizeof *p);
     p->tid = tid;
-    char comm[32];
-    read_comm(tid, comm, sizeof comm);
+    char comm[HP_COMM_LEN];
+    if (!hp_thread_comm(tid, comm)) comm[0] = '\0';
     p->kind = tid == getpid() ? HP_PSEUDO_VM_STARTUP : hp_pseudo_of_thread_name(comm);
     p->java = hp_timers_sampled(tid);
     /* Only what a Java thread used before its timer: the VM's start. */
