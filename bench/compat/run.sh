@@ -53,7 +53,8 @@ for f in "${jdks[@]}"; do
     ./prepare.sh "$f" "${home[$f]}"
 done
 python3 ../lib/meta.py "$raw" --quick 0 --reps 1 --scale "$scale" --modes "$modes" --programs "$programs" \
-    --command "$command" --jdks "$(IFS=,; echo "${homes[*]}")"
+    --command "$command" --jdks "$(IFS=,; echo "${homes[*]}")" \
+    --agent "$(realpath "${HPROF_AGENT:-../../build/libhprof.so}")"
 for f in "${jdks[@]}"; do
     python3 lib/matrix.py --jdk "${home[$f]}" --feature "$f" --raw "$compat/$raw" --programs "$programs" \
         --modes "$modes" --agent "$compat/$raw/libhprof.so" --cli "$compat/$raw/hprof" --scale "$scale" \
