@@ -1,7 +1,7 @@
 /* The sample queue under concurrent producers: every published sample is
  * consumed exactly once, in claim order per producer, and a full queue
  * drops (and counts) instead of blocking or overwriting. */
-#include "modes/cpu_samples/ring.h"
+#include "agent/modes/cpu_samples/ring.h"
 
 #include <pthread.h>
 #include <setjmp.h>

@@ -1,5 +1,5 @@
 /* Unit test of the @IntrinsicCandidate scan on hand-built class files. */
-#include "instrument/intrinsics.h"
+#include "agent/instrument/intrinsics.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

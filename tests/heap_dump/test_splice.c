@@ -19,9 +19,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "io/writer.h"
-#include "modes/heap_dump/splice.h"
-#include "tables/objid.h"
+#include "agent/io/writer.h"
+#include "agent/modes/heap_dump/splice.h"
+#include "agent/tables/objid.h"
 
 struct bytes {
     uint8_t *p;

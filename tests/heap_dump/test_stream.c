@@ -9,8 +9,8 @@
 
 #include <cmocka.h>
 
-#include "modes/heap_dump/map.h"
-#include "modes/heap_dump/stream.h"
+#include "agent/modes/heap_dump/map.h"
+#include "agent/modes/heap_dump/stream.h"
 
 static uint8_t *out;
 static size_t out_len, out_cap;

@@ -6,9 +6,9 @@
 
 #include <cmocka.h>
 
-#include "modes/heap_sites/site.h"
-#include "modes/heap_sites/weight.h"
-#include "tables/trace.h"
+#include "agent/modes/heap_sites/site.h"
+#include "agent/modes/heap_sites/weight.h"
+#include "agent/tables/trace.h"
 
 /* Weight of one sample as a plain ratio, for readable expectations. */
 static double ratio(uint64_t size, uint64_t interval)

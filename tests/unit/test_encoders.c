@@ -1,10 +1,10 @@
 /* The core records of both encoders, byte for byte, through the writer. */
-#include "core/agent.h"
-#include "io/writer.h"
-#include "output/ascii/prelude.h"
-#include "output/encoder.h"
-#include "output/monitor_encoder.h"
-#include "tables/trace.h"
+#include "agent/core/agent.h"
+#include "agent/io/writer.h"
+#include "agent/output/ascii/prelude.h"
+#include "agent/output/encoder.h"
+#include "agent/output/monitor_encoder.h"
+#include "agent/tables/trace.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,7 +1,7 @@
 /* The debug options' effect on errors (errorexit, coredump) and pause=y. Each
  * error case runs in a child process, which it ends. */
-#include "core/error.h"
-#include "core/pause.h"
+#include "agent/core/error.h"
+#include "agent/core/pause.h"
 
 #include <pthread.h>
 #include <setjmp.h>

@@ -1,5 +1,5 @@
 /* Type names and basic types as the formats write them. */
-#include "tables/names.h"
+#include "agent/tables/names.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,5 +1,5 @@
 /* force=n unique names and the default names (reference 2.5). */
-#include "io/naming.h"
+#include "agent/io/naming.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,5 +1,5 @@
 /* Every option-parsing rule and error text of reference section 2. */
-#include "core/options.h"
+#include "agent/core/options.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

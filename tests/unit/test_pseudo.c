@@ -1,7 +1,7 @@
 /* cpu=samples' pseudo-frame kinds (HotSpot thread names, AsyncGetCallTrace
  * results) and core/in_agent.h's noting and deferring of samples. */
-#include "core/in_agent.h"
-#include "modes/cpu_samples/pseudo.h"
+#include "agent/core/in_agent.h"
+#include "agent/modes/cpu_samples/pseudo.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

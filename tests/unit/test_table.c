@@ -1,5 +1,5 @@
 /* The generic table: dense indices, stable info pointers, concurrency. */
-#include "tables/table.h"
+#include "agent/tables/table.h"
 
 #include <pthread.h>
 #include <setjmp.h>

@@ -2,7 +2,7 @@
 #ifndef HPROF_AGENT_H
 #define HPROF_AGENT_H
 
-#include "options.h"
+#include "agent/core/options.h"
 
 #include <jvmti.h>
 #include <stdatomic.h>

@@ -1,6 +1,6 @@
-#include "agent_thread.h"
+#include "agent/core/agent_thread.h"
 
-#include "error.h"
+#include "agent/core/error.h"
 
 #include <pthread.h>
 

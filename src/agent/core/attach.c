@@ -6,12 +6,12 @@
  * A recording owns one JVM TI environment: disposing of it at stop drops
  * every capability, event, callback, tag and thread-local the recording
  * set. Attach requests run one at a time on the JVM's Attach Listener. */
-#include "../instrument/instrument.h"
-#include "../tables/thread.h"
-#include "agent.h"
-#include "agent_thread.h"
-#include "error.h"
-#include "mode.h"
+#include "agent/core/agent.h"
+#include "agent/core/agent_thread.h"
+#include "agent/core/error.h"
+#include "agent/core/mode.h"
+#include "agent/instrument/instrument.h"
+#include "agent/tables/thread.h"
 
 #include <stdlib.h>
 #include <string.h>

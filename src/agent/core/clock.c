@@ -1,4 +1,4 @@
-#include "agent.h"
+#include "agent/core/agent.h"
 
 #include <time.h>
 

@@ -1,10 +1,10 @@
-#include "dump.h"
+#include "agent/core/dump.h"
 
-#include "../io/writer.h"
-#include "../output/encoder.h"
-#include "../tables/class.h"
-#include "error.h"
-#include "mode.h"
+#include "agent/core/error.h"
+#include "agent/core/mode.h"
+#include "agent/io/writer.h"
+#include "agent/output/encoder.h"
+#include "agent/tables/class.h"
 
 #include <pthread.h>
 #include <string.h>

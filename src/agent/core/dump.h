@@ -4,7 +4,7 @@
 #ifndef HPROF_DUMP_H
 #define HPROF_DUMP_H
 
-#include "mode.h"
+#include "agent/core/mode.h"
 
 #include <jvmti.h>
 

@@ -1,4 +1,4 @@
-#include "error.h"
+#include "agent/core/error.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
-#include "gc.h"
+#include "agent/core/gc.h"
 
-#include "agent.h"
-#include "error.h"
+#include "agent/core/agent.h"
+#include "agent/core/error.h"
 
 #include <dirent.h>
 #include <stdio.h>

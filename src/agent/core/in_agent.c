@@ -1,4 +1,4 @@
-#include "in_agent.h"
+#include "agent/core/in_agent.h"
 
 #include <stdatomic.h>
 #include <time.h>

@@ -1,4 +1,4 @@
-#include "jvmti_string.h"
+#include "agent/core/jvmti_string.h"
 
 #include <stdlib.h>
 #include <string.h>

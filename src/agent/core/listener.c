@@ -4,17 +4,17 @@
  * 4-byte IDs unconverted). A lone 0xFF tag, the end of the stream or a read
  * error ends the listener; the output goes on. The output buffer is flushed
  * after every command. */
-#include "listener.h"
+#include "agent/core/listener.h"
 
-#include "../io/writer.h"
-#include "../tables/thread.h"
-#include "../tables/trace.h"
-#include "agent.h"
-#include "agent_thread.h"
-#include "dump.h"
-#include "error.h"
-#include "gc.h"
-#include "mode.h"
+#include "agent/core/agent.h"
+#include "agent/core/agent_thread.h"
+#include "agent/core/dump.h"
+#include "agent/core/error.h"
+#include "agent/core/gc.h"
+#include "agent/core/mode.h"
+#include "agent/io/writer.h"
+#include "agent/tables/thread.h"
+#include "agent/tables/trace.h"
 
 #include <errno.h>
 #include <fcntl.h>

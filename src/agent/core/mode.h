@@ -5,8 +5,8 @@
 #ifndef HPROF_MODE_H
 #define HPROF_MODE_H
 
-#include "../tables/thread.h"
-#include "options.h"
+#include "agent/core/options.h"
+#include "agent/tables/thread.h"
 
 #include <jvmti.h>
 #include <stdbool.h>

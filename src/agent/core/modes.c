@@ -1,5 +1,5 @@
-#include "error.h"
-#include "mode.h"
+#include "agent/core/error.h"
+#include "agent/core/mode.h"
 
 #include <string.h>
 

@@ -1,4 +1,4 @@
-#include "options.h"
+#include "agent/core/options.h"
 
 #include <errno.h>
 #include <stdarg.h>

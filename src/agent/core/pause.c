@@ -1,4 +1,4 @@
-#include "pause.h"
+#include "agent/core/pause.h"
 
 #include <stdio.h>
 #include <time.h>

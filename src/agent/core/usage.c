@@ -1,4 +1,4 @@
-#include "options.h"
+#include "agent/core/options.h"
 
 /* Printed by `help`: the JDK 8 product build's text, byte for byte, so that
  * scripts comparing it keep working. Options this agent adds are in README.md. */

@@ -1,4 +1,4 @@
-#include "instrument.h"
+#include "agent/instrument/instrument.h"
 
 #include <sched.h>
 #include <time.h>

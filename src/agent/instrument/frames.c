@@ -1,11 +1,11 @@
-#include "frames.h"
+#include "agent/instrument/frames.h"
 
-#include "../tables/class.h"
-#include "../tables/frame.h"
-#include "../tables/method.h"
-#include "../tables/table.h"
-#include "../tables/trace.h"
-#include "numbers.h"
+#include "agent/instrument/numbers.h"
+#include "agent/tables/class.h"
+#include "agent/tables/frame.h"
+#include "agent/tables/method.h"
+#include "agent/tables/table.h"
+#include "agent/tables/trace.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

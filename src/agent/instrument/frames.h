@@ -18,7 +18,7 @@
 #ifndef HPROF_INSTRUMENT_FRAMES_H
 #define HPROF_INSTRUMENT_FRAMES_H
 
-#include <bci.h>
+#include "bci/bci.h"
 #include <jni.h>
 #include <jvmti.h>
 #include <stdint.h>

@@ -1,12 +1,12 @@
-#include "instrument.h"
+#include "agent/instrument/instrument.h"
 
-#include "../core/agent.h"
-#include "../core/error.h"
-#include "../core/in_agent.h"
-#include "frames.h"
-#include "intrinsics.h"
-#include "numbers.h"
-#include "tracker.h"
+#include "agent/core/agent.h"
+#include "agent/core/error.h"
+#include "agent/core/in_agent.h"
+#include "agent/instrument/frames.h"
+#include "agent/instrument/intrinsics.h"
+#include "agent/instrument/numbers.h"
+#include "agent/instrument/tracker.h"
 
 #include <stdatomic.h>
 #include <stdio.h>

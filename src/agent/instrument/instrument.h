@@ -21,9 +21,9 @@
 #ifndef HPROF_INSTRUMENT_H
 #define HPROF_INSTRUMENT_H
 
-#include "../core/mode.h"
+#include "agent/core/mode.h"
 
-#include <bci.h>
+#include "bci/bci.h"
 #include <jni.h>
 #include <jvmti.h>
 #include <stdbool.h>

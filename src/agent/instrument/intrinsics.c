@@ -1,4 +1,4 @@
-#include "intrinsics.h"
+#include "agent/instrument/intrinsics.h"
 
 #include <stdlib.h>
 #include <string.h>

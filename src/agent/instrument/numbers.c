@@ -1,6 +1,6 @@
-#include "numbers.h"
+#include "agent/instrument/numbers.h"
 
-#include "../tables/table.h"
+#include "agent/tables/table.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

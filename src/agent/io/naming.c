@@ -1,4 +1,4 @@
-#include "naming.h"
+#include "agent/io/naming.h"
 
 #include <stdio.h>
 #include <stdlib.h>

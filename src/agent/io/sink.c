@@ -1,7 +1,7 @@
-#include "sink.h"
+#include "agent/io/sink.h"
 
-#include "naming.h"
-#include "writer.h"
+#include "agent/io/naming.h"
+#include "agent/io/writer.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,6 +1,6 @@
-#include "writer.h"
+#include "agent/io/writer.h"
 
-#include "../core/error.h"
+#include "agent/core/error.h"
 
 #include <errno.h>
 #include <fcntl.h>

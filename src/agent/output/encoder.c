@@ -1,4 +1,4 @@
-#include "encoder.h"
+#include "agent/output/encoder.h"
 
 static const struct hp_encoder *selected = &hp_ascii_encoder;
 

@@ -5,9 +5,9 @@
 #ifndef HPROF_ENCODER_H
 #define HPROF_ENCODER_H
 
-#include "../core/options.h"
-#include "../tables/class.h"
-#include "../tables/trace.h"
+#include "agent/core/options.h"
+#include "agent/tables/class.h"
+#include "agent/tables/trace.h"
 
 struct hp_thread_view {
     uint32_t serial;

@@ -5,8 +5,8 @@
 #ifndef HPROF_HEAP_DUMP_ENCODER_H
 #define HPROF_HEAP_DUMP_ENCODER_H
 
-#include "../modes/heap_dump/classes.h"
-#include "../modes/heap_dump/stream.h"
+#include "agent/modes/heap_dump/classes.h"
+#include "agent/modes/heap_dump/stream.h"
 
 #include <jvmti.h>
 #include <stdint.h>

@@ -1,11 +1,11 @@
-#include "class.h"
+#include "agent/tables/class.h"
 
-#include "../core/error.h"
-#include "../core/jvmti_string.h"
-#include "../io/writer.h"
-#include "../output/encoder.h"
-#include "names.h"
-#include "table.h"
+#include "agent/core/error.h"
+#include "agent/core/jvmti_string.h"
+#include "agent/io/writer.h"
+#include "agent/output/encoder.h"
+#include "agent/tables/names.h"
+#include "agent/tables/table.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,7 @@
 #ifndef HPROF_CLASS_H
 #define HPROF_CLASS_H
 
-#include "objid.h"
+#include "agent/tables/objid.h"
 
 #include <jvmti.h>
 #include <stdbool.h>

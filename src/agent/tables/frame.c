@@ -1,7 +1,7 @@
-#include "frame.h"
+#include "agent/tables/frame.h"
 
-#include "../core/agent.h"
-#include "table.h"
+#include "agent/core/agent.h"
+#include "agent/tables/table.h"
 
 #include <string.h>
 

@@ -2,7 +2,7 @@
 #ifndef HPROF_FRAME_H
 #define HPROF_FRAME_H
 
-#include "method.h"
+#include "agent/tables/method.h"
 
 #include <jvmti.h>
 #include <stdatomic.h>

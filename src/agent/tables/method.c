@@ -1,8 +1,8 @@
-#include "method.h"
+#include "agent/tables/method.h"
 
-#include "../core/jvmti_string.h"
-#include "class.h"
-#include "table.h"
+#include "agent/core/jvmti_string.h"
+#include "agent/tables/class.h"
+#include "agent/tables/table.h"
 
 #include <stdlib.h>
 #include <string.h>

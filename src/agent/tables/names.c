@@ -1,4 +1,4 @@
-#include "names.h"
+#include "agent/tables/names.h"
 
 #include <stdlib.h>
 #include <string.h>

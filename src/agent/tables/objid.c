@@ -1,4 +1,4 @@
-#include "objid.h"
+#include "agent/tables/objid.h"
 
 #include <stdatomic.h>
 

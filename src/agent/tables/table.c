@@ -1,4 +1,4 @@
-#include "table.h"
+#include "agent/tables/table.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

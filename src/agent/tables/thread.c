@@ -1,8 +1,8 @@
-#include "thread.h"
+#include "agent/tables/thread.h"
 
-#include "../io/writer.h"
-#include "../output/encoder.h"
-#include "trace.h"
+#include "agent/io/writer.h"
+#include "agent/output/encoder.h"
+#include "agent/tables/trace.h"
 
 #include <pthread.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
 #ifndef HPROF_THREAD_H
 #define HPROF_THREAD_H
 
-#include "objid.h"
+#include "agent/tables/objid.h"
 
 #include <jvmti.h>
 #include <stdatomic.h>

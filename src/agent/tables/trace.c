@@ -1,11 +1,11 @@
-#include "trace.h"
+#include "agent/tables/trace.h"
 
-#include "../core/agent.h"
-#include "../io/writer.h"
-#include "../output/encoder.h"
-#include "frame.h"
-#include "method.h"
-#include "table.h"
+#include "agent/core/agent.h"
+#include "agent/io/writer.h"
+#include "agent/output/encoder.h"
+#include "agent/tables/frame.h"
+#include "agent/tables/method.h"
+#include "agent/tables/table.h"
 
 #include <stdlib.h>
 #include <string.h>

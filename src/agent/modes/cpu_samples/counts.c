@@ -1,6 +1,6 @@
-#include "counts.h"
+#include "agent/modes/cpu_samples/counts.h"
 
-#include "../../tables/trace.h"
+#include "agent/tables/trace.h"
 
 #include <pthread.h>
 #include <stdlib.h>

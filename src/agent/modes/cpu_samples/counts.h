@@ -2,7 +2,7 @@
 #ifndef HPROF_CPU_COUNTS_H
 #define HPROF_CPU_COUNTS_H
 
-#include "../../output/cpu_report_encoder.h"
+#include "agent/output/cpu_report_encoder.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,6 +1,6 @@
-#include "method_ids.h"
+#include "agent/modes/cpu_samples/method_ids.h"
 
-#include "../../core/error.h"
+#include "agent/core/error.h"
 
 void hp_method_ids_of_class(jvmtiEnv *jvmti, jclass klass)
 {

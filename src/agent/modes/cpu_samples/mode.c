@@ -3,22 +3,22 @@
  * on a CPU; the handler (sampler.c) queues AsyncGetCallTrace stacks
  * (ring.c); the drain (drain.c) turns them into traces and counts
  * (counts.c); the dump writes the CPU SAMPLES table. */
-#include "../../core/mode.h"
-#include "../../core/agent.h"
-#include "../../core/error.h"
-#include "../../core/in_agent.h"
-#include "../../io/writer.h"
-#include "../../output/cpu_report_encoder.h"
-#include "../../output/encoder.h"
-#include "../../tables/trace.h"
-#include "counts.h"
-#include "drain.h"
-#include "method_ids.h"
-#include "pseudo.h"
-#include "ring.h"
-#include "sampler.h"
-#include "timers.h"
-#include "vmthreads.h"
+#include "agent/core/mode.h"
+#include "agent/core/agent.h"
+#include "agent/core/error.h"
+#include "agent/core/in_agent.h"
+#include "agent/io/writer.h"
+#include "agent/modes/cpu_samples/counts.h"
+#include "agent/modes/cpu_samples/drain.h"
+#include "agent/modes/cpu_samples/method_ids.h"
+#include "agent/modes/cpu_samples/pseudo.h"
+#include "agent/modes/cpu_samples/ring.h"
+#include "agent/modes/cpu_samples/sampler.h"
+#include "agent/modes/cpu_samples/timers.h"
+#include "agent/modes/cpu_samples/vmthreads.h"
+#include "agent/output/cpu_report_encoder.h"
+#include "agent/output/encoder.h"
+#include "agent/tables/trace.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,9 +1,9 @@
-#include "pseudo.h"
+#include "agent/modes/cpu_samples/pseudo.h"
 
-#include "../../tables/class.h"
-#include "../../tables/frame.h"
-#include "../../tables/method.h"
-#include "../../tables/trace.h"
+#include "agent/tables/class.h"
+#include "agent/tables/frame.h"
+#include "agent/tables/method.h"
+#include "agent/tables/trace.h"
 
 #include <pthread.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* Vyukov's bounded queue: each slot's sequence number says whose turn it is,
  * so producers claim slots with one CAS and the consumer never blocks them. */
-#include "ring.h"
+#include "agent/modes/cpu_samples/ring.h"
 
 #include <stdlib.h>
 

@@ -1,10 +1,10 @@
-#include "sampler.h"
+#include "agent/modes/cpu_samples/sampler.h"
 
-#include "../../core/agent.h"
-#include "../../core/error.h"
-#include "../../core/in_agent.h"
-#include "ring.h"
-#include "timers.h"
+#include "agent/core/agent.h"
+#include "agent/core/error.h"
+#include "agent/core/in_agent.h"
+#include "agent/modes/cpu_samples/ring.h"
+#include "agent/modes/cpu_samples/timers.h"
 
 #include <dlfcn.h>
 #include <errno.h>

@@ -1,7 +1,7 @@
-#include "timers.h"
+#include "agent/modes/cpu_samples/timers.h"
 
-#include "../../core/agent.h"
-#include "../../core/error.h"
+#include "agent/core/agent.h"
+#include "agent/core/error.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,9 +1,9 @@
-#include "vmthreads.h"
+#include "agent/modes/cpu_samples/vmthreads.h"
 
-#include "../../core/agent.h"
-#include "counts.h"
-#include "pseudo.h"
-#include "timers.h"
+#include "agent/core/agent.h"
+#include "agent/modes/cpu_samples/counts.h"
+#include "agent/modes/cpu_samples/pseudo.h"
+#include "agent/modes/cpu_samples/timers.h"
 
 #include <dirent.h>
 #include <pthread.h>

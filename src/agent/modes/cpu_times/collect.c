@@ -1,12 +1,12 @@
-#include "collect.h"
+#include "agent/modes/cpu_times/collect.h"
 
-#include "../../core/agent.h"
-#include "../../instrument/frames.h"
-#include "../../instrument/instrument.h"
-#include "../../tables/table.h"
-#include "../../tables/thread.h"
-#include "../../tables/trace.h"
-#include "cpu_times.h"
+#include "agent/core/agent.h"
+#include "agent/instrument/frames.h"
+#include "agent/instrument/instrument.h"
+#include "agent/modes/cpu_times/cpu_times.h"
+#include "agent/tables/table.h"
+#include "agent/tables/thread.h"
+#include "agent/tables/trace.h"
 
 #include <pthread.h>
 #include <stdlib.h>

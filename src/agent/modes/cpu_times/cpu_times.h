@@ -3,7 +3,7 @@
 #ifndef HPROF_CPU_TIMES_H
 #define HPROF_CPU_TIMES_H
 
-#include "../../core/mode.h"
+#include "agent/core/mode.h"
 
 extern const struct hp_mode hp_mode_cpu_times;
 

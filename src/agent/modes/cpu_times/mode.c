@@ -1,12 +1,12 @@
-#include "cpu_times.h"
+#include "agent/modes/cpu_times/cpu_times.h"
 
-#include "../../core/agent.h"
-#include "../../core/error.h"
-#include "../../core/in_agent.h"
-#include "../../instrument/instrument.h"
-#include "collect.h"
-#include "report.h"
-#include "ticker.h"
+#include "agent/core/agent.h"
+#include "agent/core/error.h"
+#include "agent/core/in_agent.h"
+#include "agent/instrument/instrument.h"
+#include "agent/modes/cpu_times/collect.h"
+#include "agent/modes/cpu_times/report.h"
+#include "agent/modes/cpu_times/ticker.h"
 
 #include <stdlib.h>
 

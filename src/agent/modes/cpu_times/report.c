@@ -1,10 +1,10 @@
-#include "report.h"
+#include "agent/modes/cpu_times/report.h"
 
-#include "../../core/agent.h"
-#include "../../io/writer.h"
-#include "../../output/cpu_report_encoder.h"
-#include "../../output/cpu_times_encoder.h"
-#include "../../tables/trace.h"
+#include "agent/core/agent.h"
+#include "agent/io/writer.h"
+#include "agent/output/cpu_report_encoder.h"
+#include "agent/output/cpu_times_encoder.h"
+#include "agent/tables/trace.h"
 
 #include <stdlib.h>
 

@@ -3,7 +3,7 @@
 #ifndef HPROF_CPU_TIMES_REPORT_H
 #define HPROF_CPU_TIMES_REPORT_H
 
-#include "collect.h"
+#include "agent/modes/cpu_times/collect.h"
 
 #include <stddef.h>
 

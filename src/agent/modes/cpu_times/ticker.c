@@ -1,7 +1,7 @@
-#include "ticker.h"
+#include "agent/modes/cpu_times/ticker.h"
 
-#include "../../core/agent.h"
-#include "../../core/agent_thread.h"
+#include "agent/core/agent.h"
+#include "agent/core/agent_thread.h"
 
 #include <stdatomic.h>
 #include <time.h>

@@ -1,7 +1,7 @@
-#include "classes.h"
+#include "agent/modes/heap_dump/classes.h"
 
-#include "../../core/error.h"
-#include "../../tables/class.h"
+#include "agent/core/error.h"
+#include "agent/tables/class.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,8 +5,8 @@
 #ifndef HPROF_HD_CLASSES_H
 #define HPROF_HD_CLASSES_H
 
-#include "../../tables/objid.h"
-#include "map.h"
+#include "agent/modes/heap_dump/map.h"
+#include "agent/tables/objid.h"
 
 #include <jni.h>
 #include <jvmti.h>

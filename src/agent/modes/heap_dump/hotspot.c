@@ -1,10 +1,10 @@
-#include "hotspot.h"
+#include "agent/modes/heap_dump/hotspot.h"
 
-#include "../../core/agent.h"
-#include "../../core/error.h"
-#include "../../core/gc.h"
-#include "splice.h"
-#include "stale.h"
+#include "agent/core/agent.h"
+#include "agent/core/error.h"
+#include "agent/core/gc.h"
+#include "agent/modes/heap_dump/splice.h"
+#include "agent/modes/heap_dump/stale.h"
 
 #include <errno.h>
 #include <fcntl.h>

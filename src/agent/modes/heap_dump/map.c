@@ -1,4 +1,4 @@
-#include "map.h"
+#include "agent/modes/heap_dump/map.h"
 
 #include <stdlib.h>
 

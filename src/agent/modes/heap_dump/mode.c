@@ -2,17 +2,17 @@
  * dump holds live objects as the JVM's own GC.heap_dump does; the classes and
  * threads as they are now; then one FollowReferences walk streamed to the
  * output; then a CLASS DUMP for every class. */
-#include "../../core/mode.h"
-#include "../../core/agent.h"
-#include "../../core/error.h"
-#include "../../core/gc.h"
-#include "../../io/writer.h"
-#include "../../output/encoder.h"
-#include "../../output/heap_dump_encoder.h"
-#include "../../tables/trace.h"
-#include "hotspot.h"
-#include "threads.h"
-#include "walk.h"
+#include "agent/core/mode.h"
+#include "agent/core/agent.h"
+#include "agent/core/error.h"
+#include "agent/core/gc.h"
+#include "agent/io/writer.h"
+#include "agent/modes/heap_dump/hotspot.h"
+#include "agent/modes/heap_dump/threads.h"
+#include "agent/modes/heap_dump/walk.h"
+#include "agent/output/encoder.h"
+#include "agent/output/heap_dump_encoder.h"
+#include "agent/tables/trace.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -1,10 +1,10 @@
-#include "splice.h"
+#include "agent/modes/heap_dump/splice.h"
 
-#include "../../io/writer.h"
-#include "../../output/binary/record.h"
-#include "../../tables/names.h"
-#include "../../tables/objid.h"
-#include "map.h"
+#include "agent/io/writer.h"
+#include "agent/modes/heap_dump/map.h"
+#include "agent/output/binary/record.h"
+#include "agent/tables/names.h"
+#include "agent/tables/objid.h"
 
 #include <errno.h>
 #include <fcntl.h>

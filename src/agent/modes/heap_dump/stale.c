@@ -1,4 +1,4 @@
-#include "stale.h"
+#include "agent/modes/heap_dump/stale.h"
 
 #include <dirent.h>
 #include <errno.h>

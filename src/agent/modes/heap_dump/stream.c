@@ -1,7 +1,7 @@
-#include "stream.h"
+#include "agent/modes/heap_dump/stream.h"
 
-#include "../../core/error.h"
-#include "../../io/writer.h"
+#include "agent/core/error.h"
+#include "agent/io/writer.h"
 
 #include <stdlib.h>
 

@@ -1,8 +1,8 @@
-#include "threads.h"
+#include "agent/modes/heap_dump/threads.h"
 
-#include "../../core/error.h"
-#include "../../tables/thread.h"
-#include "../../tables/trace.h"
+#include "agent/core/error.h"
+#include "agent/tables/thread.h"
+#include "agent/tables/trace.h"
 
 void hd_threads_load(struct hd_map *threads, jvmtiEnv *jvmti, JNIEnv *jni)
 {

@@ -4,7 +4,7 @@
 #ifndef HPROF_HD_THREADS_H
 #define HPROF_HD_THREADS_H
 
-#include "map.h"
+#include "agent/modes/heap_dump/map.h"
 
 #include <jvmti.h>
 #include <stdint.h>

@@ -1,11 +1,11 @@
-#include "walk.h"
+#include "agent/modes/heap_dump/walk.h"
 
-#include "../../core/agent.h"
-#include "../../core/error.h"
-#include "../../tables/thread.h"
-#include "../../tables/trace.h"
-#include "../heap_sites/site.h"
-#include "threads.h"
+#include "agent/core/agent.h"
+#include "agent/core/error.h"
+#include "agent/modes/heap_dump/threads.h"
+#include "agent/modes/heap_sites/site.h"
+#include "agent/tables/thread.h"
+#include "agent/tables/trace.h"
 
 #include <stdlib.h>
 

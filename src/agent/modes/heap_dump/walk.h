@@ -6,10 +6,10 @@
 #ifndef HPROF_HD_WALK_H
 #define HPROF_HD_WALK_H
 
-#include "../../output/heap_dump_encoder.h"
-#include "classes.h"
-#include "map.h"
-#include "stream.h"
+#include "agent/modes/heap_dump/classes.h"
+#include "agent/modes/heap_dump/map.h"
+#include "agent/modes/heap_dump/stream.h"
+#include "agent/output/heap_dump_encoder.h"
 
 #include <jvmti.h>
 

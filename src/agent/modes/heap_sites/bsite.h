@@ -8,7 +8,7 @@
 #ifndef HPROF_HEAP_SITES_BSITE_H
 #define HPROF_HEAP_SITES_BSITE_H
 
-#include <bci.h>
+#include "bci/bci.h"
 #include <jvmti.h>
 #include <stdatomic.h>
 #include <stdint.h>

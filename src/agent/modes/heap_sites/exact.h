@@ -5,8 +5,8 @@
 #ifndef HPROF_HEAP_SITES_EXACT_H
 #define HPROF_HEAP_SITES_EXACT_H
 
-#include "../../core/mode.h"
-#include "live.h"
+#include "agent/core/mode.h"
+#include "agent/modes/heap_sites/live.h"
 
 #include <jvmti.h>
 #include <stdbool.h>

@@ -1,6 +1,6 @@
-#include "key.h"
+#include "agent/modes/heap_sites/key.h"
 
-#include "../../tables/table.h"
+#include "agent/tables/table.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,10 +1,10 @@
-#include "live.h"
+#include "agent/modes/heap_sites/live.h"
 
-#include "../../core/agent.h"
-#include "../../core/error.h"
-#include "../../core/gc.h"
-#include "site.h"
-#include "weight.h"
+#include "agent/core/agent.h"
+#include "agent/core/error.h"
+#include "agent/core/gc.h"
+#include "agent/modes/heap_sites/site.h"
+#include "agent/modes/heap_sites/weight.h"
 
 #include <stdlib.h>
 #include <string.h>

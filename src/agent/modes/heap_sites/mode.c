@@ -5,16 +5,16 @@
  * every allocation or a byte-interval sample of them is delivered by JVM TI
  * SampledObjectAlloc on the allocating thread (record.c) and liveness is
  * counted at each dump (live.c). */
-#include "../../core/mode.h"
-#include "../../core/agent.h"
-#include "../../core/error.h"
-#include "../../core/gc.h"
-#include "../../output/encoder.h"
-#include "exact.h"
-#include "live.h"
-#include "record.h"
-#include "report.h"
-#include "site.h"
+#include "agent/core/mode.h"
+#include "agent/core/agent.h"
+#include "agent/core/error.h"
+#include "agent/core/gc.h"
+#include "agent/modes/heap_sites/exact.h"
+#include "agent/modes/heap_sites/live.h"
+#include "agent/modes/heap_sites/record.h"
+#include "agent/modes/heap_sites/report.h"
+#include "agent/modes/heap_sites/site.h"
+#include "agent/output/encoder.h"
 
 static const struct hp_sites_encoder *enc;
 

@@ -1,13 +1,13 @@
-#include "record.h"
+#include "agent/modes/heap_sites/record.h"
 
-#include "../../core/agent.h"
-#include "../../core/error.h"
-#include "../../core/in_agent.h"
-#include "../../tables/class.h"
-#include "../../tables/thread.h"
-#include "../../tables/trace.h"
-#include "site.h"
-#include "weight.h"
+#include "agent/core/agent.h"
+#include "agent/core/error.h"
+#include "agent/core/in_agent.h"
+#include "agent/modes/heap_sites/site.h"
+#include "agent/modes/heap_sites/weight.h"
+#include "agent/tables/class.h"
+#include "agent/tables/thread.h"
+#include "agent/tables/trace.h"
 
 #include <stdatomic.h>
 

@@ -1,11 +1,11 @@
-#include "report.h"
+#include "agent/modes/heap_sites/report.h"
 
-#include "../../core/agent.h"
-#include "../../core/error.h"
-#include "../../io/writer.h"
-#include "../../tables/trace.h"
-#include "site.h"
-#include "weight.h"
+#include "agent/core/agent.h"
+#include "agent/core/error.h"
+#include "agent/io/writer.h"
+#include "agent/modes/heap_sites/site.h"
+#include "agent/modes/heap_sites/weight.h"
+#include "agent/tables/trace.h"
 
 #include <stdlib.h>
 #include <string.h>

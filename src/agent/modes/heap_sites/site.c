@@ -1,7 +1,7 @@
-#include "site.h"
+#include "agent/modes/heap_sites/site.h"
 
-#include "../../tables/table.h"
-#include "../../tables/trace.h"
+#include "agent/tables/table.h"
+#include "agent/tables/trace.h"
 
 #include <string.h>
 

@@ -12,7 +12,7 @@
 #ifndef HPROF_HEAP_SITES_SITE_H
 #define HPROF_HEAP_SITES_SITE_H
 
-#include "../../tables/objid.h"
+#include "agent/tables/objid.h"
 
 #include <stdatomic.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-#include "weight.h"
+#include "agent/modes/heap_sites/weight.h"
 
 /* 1 - exp(-x) for x >= 0 without libm (the agent links none): exp of a
  * small argument by its Taylor series, then squared back up. Relative error

@@ -1,12 +1,12 @@
-#include "monitor.h"
+#include "agent/modes/monitor/monitor.h"
 
-#include "../../core/agent.h"
-#include "../../core/error.h"
-#include "../../io/writer.h"
-#include "../../output/monitor_encoder.h"
-#include "../../tables/class.h"
-#include "../../tables/table.h"
-#include "../../tables/trace.h"
+#include "agent/core/agent.h"
+#include "agent/core/error.h"
+#include "agent/io/writer.h"
+#include "agent/output/monitor_encoder.h"
+#include "agent/tables/class.h"
+#include "agent/tables/table.h"
+#include "agent/tables/trace.h"
 
 #include <stdlib.h>
 

@@ -3,7 +3,7 @@
 #ifndef HPROF_MODE_MONITOR_H
 #define HPROF_MODE_MONITOR_H
 
-#include "../../core/mode.h"
+#include "agent/core/mode.h"
 
 extern const struct hp_mode hp_mode_monitor;
 

@@ -1,10 +1,10 @@
 /* MONITOR DUMP: threads with state and stack, then the monitors they own. */
-#include "../../core/agent.h"
-#include "../../io/writer.h"
-#include "../../output/monitor_encoder.h"
-#include "../../tables/class.h"
-#include "../../tables/trace.h"
-#include "monitor.h"
+#include "agent/core/agent.h"
+#include "agent/io/writer.h"
+#include "agent/modes/monitor/monitor.h"
+#include "agent/output/monitor_encoder.h"
+#include "agent/tables/class.h"
+#include "agent/tables/trace.h"
 
 #include <stdio.h>
 #include <stdlib.h>

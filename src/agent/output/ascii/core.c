@@ -1,9 +1,9 @@
 /* Ascii records of the agent core: header, threads, traces. */
-#include "../../core/agent.h"
-#include "../../io/writer.h"
-#include "../encoder.h"
-#include "prelude.h"
-#include "text.h"
+#include "agent/core/agent.h"
+#include "agent/io/writer.h"
+#include "agent/output/ascii/prelude.h"
+#include "agent/output/ascii/text.h"
+#include "agent/output/encoder.h"
 
 #include <inttypes.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* The ascii CPU SAMPLES / CPU TIME (ms) table (reference §3.5). */
-#include "../../core/agent.h"
-#include "../cpu_report_encoder.h"
-#include "text.h"
+#include "agent/core/agent.h"
+#include "agent/output/ascii/text.h"
+#include "agent/output/cpu_report_encoder.h"
 
 static void report(const struct hp_cpu_report *r)
 {

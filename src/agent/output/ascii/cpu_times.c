@@ -1,9 +1,9 @@
 /* cpu=old's report in the old -prof format (reference §3.6). */
-#include "../../tables/class.h"
-#include "../../tables/frame.h"
-#include "../../tables/trace.h"
-#include "../cpu_times_encoder.h"
-#include "text.h"
+#include "agent/output/ascii/text.h"
+#include "agent/output/cpu_times_encoder.h"
+#include "agent/tables/class.h"
+#include "agent/tables/frame.h"
+#include "agent/tables/trace.h"
 
 #include <inttypes.h>
 

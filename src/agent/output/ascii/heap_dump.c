@@ -2,11 +2,11 @@
  * HEAP DUMP BEGIN and HEAP DUMP END. The BEGIN line carries the object and
  * byte totals, known only after the walk, so the body is spooled to a
  * temporary file and copied into the output behind it. */
-#include "../../core/agent.h"
-#include "../../core/error.h"
-#include "../../io/writer.h"
-#include "../../tables/trace.h"
-#include "../heap_dump_encoder.h"
+#include "agent/core/agent.h"
+#include "agent/core/error.h"
+#include "agent/io/writer.h"
+#include "agent/output/heap_dump_encoder.h"
+#include "agent/tables/trace.h"
 
 #include <inttypes.h>
 #include <stdarg.h>

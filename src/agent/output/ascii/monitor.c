@@ -1,8 +1,8 @@
 /* Ascii MONITOR DUMP, MONITOR TIME and WAIT/WAITED lines (reference 3.7). */
-#include "../../core/agent.h"
-#include "../../io/writer.h"
-#include "../monitor_encoder.h"
-#include "text.h"
+#include "agent/core/agent.h"
+#include "agent/io/writer.h"
+#include "agent/output/ascii/text.h"
+#include "agent/output/monitor_encoder.h"
 
 #include <inttypes.h>
 

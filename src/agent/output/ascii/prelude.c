@@ -1,4 +1,4 @@
-#include "prelude.h"
+#include "agent/output/ascii/prelude.h"
 
 /* Our own description of the ascii records, built into the library (the
  * original read jvm.hprof.txt from the JDK and failed without it). Record

@@ -1,8 +1,8 @@
 /* SITES ... SITES END, laid out as reference section 3.4 shows. */
-#include "../../core/agent.h"
-#include "../../tables/class.h"
-#include "../sites_encoder.h"
-#include "text.h"
+#include "agent/core/agent.h"
+#include "agent/output/ascii/text.h"
+#include "agent/output/sites_encoder.h"
+#include "agent/tables/class.h"
 
 #include <inttypes.h>
 

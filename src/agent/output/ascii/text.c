@@ -1,9 +1,9 @@
-#include "text.h"
+#include "agent/output/ascii/text.h"
 
-#include "../../io/writer.h"
-#include "../../tables/class.h"
-#include "../../tables/frame.h"
-#include "../../tables/trace.h"
+#include "agent/io/writer.h"
+#include "agent/tables/class.h"
+#include "agent/tables/frame.h"
+#include "agent/tables/trace.h"
 
 #include <stdarg.h>
 #include <stdio.h>

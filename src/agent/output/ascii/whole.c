@@ -1,5 +1,5 @@
 /* Where an ascii profile cut at `size` bytes ends its last whole line. */
-#include "../encoder.h"
+#include "agent/output/encoder.h"
 
 #include <unistd.h>
 

@@ -1,10 +1,10 @@
 /* Binary records of the agent core: header, CONTROL SETTINGS, threads,
  * classes, frames and traces. */
-#include "../../core/agent.h"
-#include "../../io/writer.h"
-#include "../../tables/frame.h"
-#include "../encoder.h"
-#include "record.h"
+#include "agent/core/agent.h"
+#include "agent/io/writer.h"
+#include "agent/output/binary/record.h"
+#include "agent/output/encoder.h"
+#include "agent/tables/frame.h"
 
 /* 1.0.2: heap dumps are always written as segments, whatever the heap size. */
 static const char magic[] = "JAVA PROFILE 1.0.2";

@@ -1,7 +1,7 @@
 /* The binary CPU SAMPLES record (0x0D). The format has no CPU TIME record;
  * like the original, binary output carries none for cpu=times. */
-#include "../cpu_report_encoder.h"
-#include "record.h"
+#include "agent/output/binary/record.h"
+#include "agent/output/cpu_report_encoder.h"
 
 static void report(const struct hp_cpu_report *r)
 {

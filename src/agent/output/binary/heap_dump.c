@@ -1,11 +1,11 @@
 /* heap=dump in binary: HEAP DUMP SEGMENT records of sub-records, then HEAP
  * DUMP END. IDs are 8 bytes; values are big-endian. */
-#include "../../core/agent.h"
-#include "../../io/writer.h"
-#include "../../tables/names.h"
-#include "../../tables/trace.h"
-#include "../heap_dump_encoder.h"
-#include "record.h"
+#include "agent/core/agent.h"
+#include "agent/io/writer.h"
+#include "agent/output/binary/record.h"
+#include "agent/output/heap_dump_encoder.h"
+#include "agent/tables/names.h"
+#include "agent/tables/trace.h"
 
 enum {
     SUB_ROOT_UNKNOWN = 0xFF,

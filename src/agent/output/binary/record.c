@@ -1,7 +1,7 @@
-#include "record.h"
+#include "agent/output/binary/record.h"
 
-#include "../../core/agent.h"
-#include "../../io/writer.h"
+#include "agent/core/agent.h"
+#include "agent/io/writer.h"
 
 #include <stdlib.h>
 #include <string.h>

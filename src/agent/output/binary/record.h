@@ -3,7 +3,7 @@
 #ifndef HPROF_BINARY_RECORD_H
 #define HPROF_BINARY_RECORD_H
 
-#include "../../tables/objid.h"
+#include "agent/tables/objid.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,7 +1,7 @@
 /* UTF8 records: each distinct string is written once, before first use. */
-#include "../../io/writer.h"
-#include "../../tables/table.h"
-#include "record.h"
+#include "agent/io/writer.h"
+#include "agent/output/binary/record.h"
+#include "agent/tables/table.h"
 
 #include <pthread.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* Where a binary profile cut at `size` bytes ends its last whole record:
  * the records are walked from the header by their lengths (a failed write
  * is rare; the walk reads 9 bytes a record). */
-#include "../encoder.h"
+#include "agent/output/encoder.h"
 
 #include <unistd.h>
 
