@@ -3,7 +3,7 @@
 # Usage: scripts/deps.sh [extra-package ...]
 set -euo pipefail
 # protobuf-c and zlib: hprof pprof
-pkgs=(cmake make gcc pkg-config libcmocka-dev openjdk-17-jdk-headless python3 cppcheck clang-format git
+pkgs=(cmake make gcc pkg-config libcmocka-dev openjdk-17-jdk-headless python3 cppcheck clang-format clang-tidy git
       protobuf-c-compiler libprotobuf-c-dev zlib1g-dev "$@")
 missing=()
 for p in "${pkgs[@]}"; do

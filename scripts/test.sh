@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs every test: a normal build (unit + integration tests on JDK 17 and 25)
-# and an ASan+UBSan build (unit tests). Installs missing Debian packages first.
+# Runs every test: a normal build (unit + integration tests on JDK 17 and 25,
+# lint), an ASan+UBSan build (unit tests) and a ThreadSanitizer build (the unit
+# tests labelled concurrent). Installs missing Debian packages first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # visualvm: its standalone HPROF reader checks our heap dumps (tests/heap_dump);
@@ -16,8 +17,11 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j"$jobs"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DHPROF_SANITIZE=ON >/dev/null
 cmake --build build-asan -j"$jobs"
+cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DHPROF_TSAN=ON >/dev/null
+cmake --build build-tsan -j"$jobs" --target unit_table unit_error unit_cpu_samples_ring unit_heap_dump_splice
 
 status=0
 (cd build && ctest --output-on-failure -j"$jobs") || status=1
 (cd build-asan && ctest --output-on-failure -j"$jobs" -L unit) || status=1
+(cd build-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -j"$jobs" -L concurrent) || status=1
 exit $status

@@ -42,8 +42,9 @@ JNIEnv *hp_jni(void)
 }
 
 /* `m` names the loop variable, so it cannot be parenthesised. */
-#define FOR_MODES(m) /* NOLINT(bugprone-macro-parentheses) */                                      \
-    for (const struct hp_mode *const *m = hp_active_modes(); *m; m++)
+/* NOLINTBEGIN(bugprone-macro-parentheses) */
+#define FOR_MODES(m) for (const struct hp_mode *const *m = hp_active_modes(); *m; m++)
+/* NOLINTEND(bugprone-macro-parentheses) */
 
 void hp_set_events(jvmtiEventMode mode, const jvmtiEvent *events, size_t n)
 {

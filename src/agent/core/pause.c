@@ -4,7 +4,7 @@
 #include <time.h>
 #include <unistd.h>
 
-volatile sig_atomic_t hp_pause_waiting;
+atomic_int hp_pause_waiting;
 
 void hp_pause(unsigned step_ms, unsigned max_ms)
 {

@@ -2,10 +2,11 @@
 #ifndef HPROF_PAUSE_H
 #define HPROF_PAUSE_H
 
-#include <signal.h>
+#include <stdatomic.h>
 
-/* A debugger ends the pause early with `set var hp_pause_waiting = 0`. */
-extern volatile sig_atomic_t hp_pause_waiting;
+/* A debugger ends the pause early with `set var hp_pause_waiting = 0`; atomic
+ * because another thread may clear it too (the unit test does). */
+extern atomic_int hp_pause_waiting;
 
 /* Prints "HPROF pause for PID <pid>" and waits until hp_pause_waiting is
  * cleared, checking every step_ms, at most max_ms in all (the original:

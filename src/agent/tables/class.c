@@ -89,7 +89,8 @@ static struct hp_class *add_objectless(const void *key, size_t key_len, const ch
     if (ci.sig) {
         ci.sig[0] = 'L';
         memcpy(ci.sig + 1, name, len);
-        memcpy(ci.sig + 1 + len, ";", 2);
+        ci.sig[1 + len] = ';';
+        ci.sig[2 + len] = '\0';
         hp_table_intern(classes, key ? key : &ci.obj, key ? key_len : sizeof ci.obj, init_class,
                         &ci, NULL);
     }

@@ -92,7 +92,7 @@ static void fields(hp_html *out, const hp_web *w, const hp_class *k)
 
 static int prim_type_named(const char *name)
 {
-    for (uint8_t t = HP_T_BOOLEAN; t <= HP_T_LONG; t++)
+    for (int t = HP_T_BOOLEAN; t <= HP_T_LONG; t++)
         if (strcmp(hp_type_name(t), name) == 0) return t;
     return 0;
 }

@@ -71,7 +71,7 @@ static void retry_from_frame(struct agct_trace *trace, void *ucontext, uintptr_t
     const greg_t *frame = (const greg_t *)fp;
     regs[REG_RIP] = frame[1];
     regs[REG_RBP] = frame[0];
-    regs[REG_RSP] = (greg_t)(fp + 2 * sizeof(greg_t));
+    regs[REG_RSP] = (greg_t)fp + (greg_t)(2 * sizeof(greg_t));
     agct(trace, max_depth, &caller);
 #else
     (void)trace;
