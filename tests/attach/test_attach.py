@@ -33,11 +33,12 @@ def cpu_split(prof):
 class Target:
     """AttachTarget running in the background, output into files."""
 
-    def __init__(self, env, work, agent_options=None, extra_jvm=()):
+    def __init__(self, env, work, agent_options=None, extra_jvm=(), launcher=None):
+        """`launcher`: a command that runs the JVM itself (in a container)."""
         self.out_path = os.path.join(work, "target.out")
         self.err_path = os.path.join(work, "target.err")
         flag = [f"-agentpath:{env.agent}={agent_options}"] if agent_options else []
-        cmd = [env.java] + flag + list(extra_jvm) + ["-cp", env.jar, "AttachTarget"]
+        cmd = launcher or [env.java] + flag + list(extra_jvm) + ["-cp", env.jar, "AttachTarget"]
         with open(self.out_path, "w") as out, open(self.err_path, "w") as err:
             self.proc = subprocess.Popen(cmd, cwd=work, stdin=subprocess.PIPE, stdout=out,
                                          stderr=err)

@@ -178,11 +178,19 @@ static bool disabled_in_environment(pid_t pid)
     return found;
 }
 
-static bool same_root(const char *root)
+static bool same_file(const char *a, const char *b)
 {
-    struct stat ours, theirs;
-    return stat("/", &ours) == 0 && stat(root, &theirs) == 0 && ours.st_dev == theirs.st_dev &&
-           ours.st_ino == theirs.st_ino;
+    struct stat x, y;
+    return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
+/* The same root directory is not enough: a container may share it and mount
+ * its own /tmp over it, where the JVM writes the report. */
+static bool same_root(pid_t pid, const char *root)
+{
+    char ns[64];
+    snprintf(ns, sizeof ns, "/proc/%d/ns/mnt", (int)pid);
+    return same_file("/", root) && same_file("/proc/self/ns/mnt", ns);
 }
 
 enum hp_probe hp_jvm_probe(pid_t pid, struct hp_jvm *j)
@@ -205,7 +213,7 @@ enum hp_probe hp_jvm_probe(pid_t pid, struct hp_jvm *j)
     if (libjvm[0] == '\0') return HP_PROBE_NOT_JVM;
     snprintf(j->root, sizeof j->root, "/proc/%d/root", (int)pid);
     snprintf(j->cwd, sizeof j->cwd, "/proc/%d/cwd", (int)pid);
-    j->same_root = same_root(j->root);
+    j->same_root = same_root(pid, j->root);
     read_version(j, libjvm);
     snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
     size_t len = 0;

@@ -22,7 +22,7 @@ struct hp_jvm {
     char cwd[64];         /* /proc/<pid>/cwd */
     char main[256];       /* main class, -jar file or module; "-" if none */
     char version[64];     /* JAVA_VERSION of the JDK's release file; "?" if unknown */
-    bool same_root;       /* the same file system root as ours (not in a container) */
+    bool same_root;       /* our view of the files: same root, same mounts (not in a container) */
     bool sigquit_caught;  /* a SIGQUIT handler is installed (else SIGQUIT would end it) */
     bool attach_disabled; /* -XX:+DisableAttachMechanism on its command line or in
                              JAVA_TOOL_OPTIONS / JDK_JAVA_OPTIONS */
