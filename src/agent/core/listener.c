@@ -37,8 +37,8 @@ enum {
     CMD_EOF = 0xFF,
 };
 
-/* CONTROL sub-commands, numbered as the original's code (the manual's table
- * differs from 5 on). */
+/* CONTROL sub-commands, numbered as the JDK 8 agent's code handled them
+ * (its documentation listed 6 as set depth; the code used 7). */
 enum {
     CTL_TRACKING_ON = 1,
     CTL_TRACKING_OFF = 2,

@@ -1,5 +1,5 @@
-/* The cpu=times reports: CPU TIME (ms) (reference §3.5) and the old prof
- * format of cpu=old (§3.6), from the rows of one dump interval. */
+/* The cpu=times reports: the JDK 8 agent's CPU TIME (ms) table and cpu=old's
+ * imitation of the old -prof format, from the rows of one dump interval. */
 #ifndef HPROF_CPU_TIMES_REPORT_H
 #define HPROF_CPU_TIMES_REPORT_H
 
