@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "cli.h"
+#include "heap/findings.h"
 #include "heap/histo_retained.h"
 #include "histo.h"
 
@@ -57,8 +58,9 @@ int hp_cmd_histo(const hp_file *f, const hp_opts *o, FILE *out, FILE *err)
     hp_error e;
     int rc = hp_heap_open(&hh, f, o, o->retained ? HP_HEAP_DOMINATORS : HP_HEAP_INDEX, err);
     if (rc != HP_EXIT_OK) return rc;
-    if (hp_histo_build(&h, &hh.ix, hh.dump, o->model, &e) != 0 ||
-        (o->retained && hp_histo_add_retained(&h, &hh, &e) != 0)) {
+    /* With --retained, the histogram the dump's findings hold (from its graph). */
+    if (o->retained ? hp_histo_copy(&h, &hh.fx->histo, &e) != 0
+                    : hp_histo_build(&h, &hh.ix, hh.dump, o->model, &e) != 0) {
         hp_report(err, f, &e);
         rc = HP_EXIT_MALFORMED;
     } else {

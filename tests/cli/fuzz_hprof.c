@@ -5,13 +5,17 @@
 #include <string.h>
 
 #include "cli.h"
+#include "heap/findings.h"
 #include "heap/store.h"
 #include "serve/web.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static void render_pages(const hp_web *w);
+
 /* The on-disk index reader: an index written for this dump, then (for half the
- * inputs) a few bytes flipped where the input says, attached and used. */
+ * inputs) a few bytes flipped where the input says, attached and used: the
+ * graph, the tree and the findings, through every page. */
 static void index_reader(const hp_file *f, const uint8_t *data, size_t size, FILE *sink)
 {
     hp_heap h, t;
@@ -40,6 +44,10 @@ static void index_reader(const hp_file *f, const uint8_t *data, size_t size, FIL
                                        sizeof buf);
             }
             if (hp_domkids_build(&kids, &t.d, &e) == 0) hp_domkids_free(&kids);
+            hp_web w = {t, t.fx, "fuzz"};
+            render_pages(&w);
+            hp_findings_free(t.fx);
+            free(t.fx);
             hp_domtree_free(&t.d);
             hp_graph_free(&t.g);
         }
@@ -51,28 +59,34 @@ static void index_reader(const hp_file *f, const uint8_t *data, size_t size, FIL
 }
 
 /* Every page of the web UI, on the first and last object and the first class. */
+static void render_pages(const hp_web *w)
+{
+    char first[32] = "0", last[32] = "0", cls[32] = "0";
+    if (w->h.g.obj.n) {
+        snprintf(first, sizeof first, "%llu", (unsigned long long)hp_objects_id(&w->h.g.obj, 0));
+        snprintf(last, sizeof last, "%llu",
+                 (unsigned long long)hp_objects_id(&w->h.g.obj, w->h.g.obj.n - 1));
+    }
+    if (w->h.g.classes.n)
+        snprintf(cls, sizeof cls, "%llu", (unsigned long long)w->h.g.classes.v[0].id);
+    const hp_query queries[] = {
+        {NULL, NULL, NULL}, {first, "int", "count"}, {last, NULL, "shallow"}, {cls, NULL, NULL}};
+    static const char *const paths[] = {"/",           "/histo", "/class",   "/object",
+                                        "/dominators", "/waste", "/suspects"};
+    for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++)
+        for (size_t q = 0; q < sizeof queries / sizeof queries[0]; q++) {
+            hp_html out = {0};
+            hp_web_page(w, paths[p], &queries[q], &out);
+            hp_html_free(&out);
+        }
+}
+
 static void web_pages(const hp_file *f, FILE *sink)
 {
     hp_web w;
     hp_opts o = {.model = hp_model_default()};
     if (hp_web_open(&w, f, &o, sink) != HP_EXIT_OK) return;
-    char first[32] = "0", last[32] = "0", cls[32] = "0";
-    if (w.h.g.obj.n) {
-        snprintf(first, sizeof first, "%llu", (unsigned long long)hp_objects_id(&w.h.g.obj, 0));
-        snprintf(last, sizeof last, "%llu",
-                 (unsigned long long)hp_objects_id(&w.h.g.obj, w.h.g.obj.n - 1));
-    }
-    if (w.h.g.classes.n)
-        snprintf(cls, sizeof cls, "%llu", (unsigned long long)w.h.g.classes.v[0].id);
-    const hp_query queries[] = {
-        {NULL, NULL, NULL}, {first, "int", "count"}, {last, NULL, "shallow"}, {cls, NULL, NULL}};
-    static const char *const paths[] = {"/", "/histo", "/class", "/object", "/dominators"};
-    for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++)
-        for (size_t q = 0; q < sizeof queries / sizeof queries[0]; q++) {
-            hp_html out = {0};
-            hp_web_page(&w, paths[p], &queries[q], &out);
-            hp_html_free(&out);
-        }
+    render_pages(&w);
     hp_web_close(&w);
 }
 

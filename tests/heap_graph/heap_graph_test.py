@@ -12,8 +12,10 @@
   `hprof path` must name the fields along the known chain, reach the softly
      held byte[] through `referent`, and not with --exclude-weak; `hprof
      waste` and `hprof suspects` must find the waste and the leak planted.
-     The on-disk index must be written, reused, and rebuilt when damaged or
-     when the dump changes; --no-index must not write it.
+     The on-disk index must be written, reused, and rebuilt when damaged
+     (its graph or its findings) or when the dump changes; --no-index must
+     not write it; path, waste, suspects and histo --retained must print the
+     same through the index as with --no-index.
   3. A gzipped dump from `jcmd GC.heap_dump -gz=1` gives the same dominators as
      the plain one from the same process; `histo --retained` runs on both.
   4. The hprof agent's own heap=dump,format=b dump of the same program passes
@@ -145,9 +147,23 @@ def check_index(hprof, known, work):
         f.write(b"\xff" * 4096)
     expect(run(args) == first and os.stat(index).st_mtime_ns != stamp, "damaged index used")
     stamp = os.stat(index).st_mtime_ns
+    with open(index, "r+b") as f:  # damage the findings at the end: refused and rebuilt too
+        f.seek(os.path.getsize(index) - 64)
+        f.write(b"\xff" * 64)
+    expect(run(args) == first and os.stat(index).st_mtime_ns != stamp, "damaged findings used")
+    stamp = os.stat(index).st_mtime_ns
     os.utime(dump)  # a changed dump invalidates its index
     expect(run(args) == first and os.stat(index).st_mtime_ns != stamp, "stale index used")
-    print("index: written next to the dump, reused, rebuilt when damaged or stale")
+    stamp = os.stat(index).st_mtime_ns
+    for cmd in (["path", dump, "HeapGraphTarget$Chain"], ["path", dump, "byte[]", "--top", "5"],
+                ["path", dump, "HeapGraphTarget$Leaf", "--exclude-weak"], ["waste", dump],
+                ["suspects", dump], ["histo", "--retained", dump]):
+        indexed = run([hprof] + cmd + ["--json"])
+        expect(indexed == run([hprof] + cmd + ["--json", "--no-index"]),
+               f"{cmd[0]} differs through the index and with --no-index")
+    expect(os.stat(index).st_mtime_ns == stamp, "the commands did not reuse the index")
+    print("index: written next to the dump, reused, rebuilt when damaged or stale; "
+          "path, waste, suspects, histo --retained the same with --no-index")
 
 
 def oracle(java, classes, dump, prefix, ids):

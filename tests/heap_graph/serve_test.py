@@ -11,12 +11,16 @@ whose figures and the accumulation point's retained size must equal `hprof
 waste --json` and `hprof suspects --json`. Then hostile requests: a 100 KB URL,
 unknown IDs and pages, path traversal, bad query values, POST, 300 connections
 at once; each gets an error page and the server keeps serving; SIGTERM ends it
-with exit 0.
+with exit 0. A second server (the on-disk index the first one wrote) and a
+third (--no-index) must serve the same pages, byte for byte: overview,
+histograms, waste, suspects, dominator tree, and the object, class and
+dominator pages they link to.
 usage: serve_test.py JAVA_HOME HPROF SOURCE_DIR WORK_DIR
 Skips (77) without chromium and chromedriver.
 """
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -183,6 +187,37 @@ def hostile(base, proc):
     print("hostile requests: error pages, server alive")
 
 
+def start(hprof, dump, *extra):
+    """`hprof serve DUMP` on a free port: the process and its base URL."""
+    server = subprocess.Popen([hprof, "serve", dump, "--port", "0", *extra],
+                              stdout=subprocess.PIPE, text=True)
+    line = server.stdout.readline()
+    expect("http://127.0.0.1:" in line, f"serve printed {line!r}")
+    return server, line.split()[-1].rstrip("/")
+
+
+def same_pages(hprof, dump):
+    """Through the index and without it, every page reads the same."""
+    expect(os.path.exists(dump + ".index"), "the first serve wrote no index")
+    servers = [start(hprof, dump), start(hprof, dump, "--no-index")]
+    try:
+        pages = ["/", "/histo", "/histo?sort=count", "/histo?sort=shallow", "/waste", "/suspects",
+                 "/dominators"]
+        links = set()
+        for page in list(pages):
+            body = http("GET", servers[0][1] + page)[1].decode()
+            links.update(re.findall(r'href="(/(?:object|class|dominators)\?[^"]+)"', body))
+        pages += sorted(links)[:150]
+        for page in pages:
+            mine, theirs = (http("GET", base + page) for _, base in servers)
+            expect(mine == theirs, f"{page}: differs through the index and without it")
+        print(f"index: {len(pages)} pages the same through the index and with --no-index")
+    finally:
+        for server, _ in servers:
+            server.kill()
+            server.wait()
+
+
 def main():
     java_home, hprof, src, work = sys.argv[1:5]
     work = os.path.join(work, os.path.basename(os.path.normpath(java_home)))
@@ -198,13 +233,9 @@ def main():
     dump = os.path.join(work, "known.hprof")
     subprocess.run([java, "-Xmx256m", "-cp", classes, "HeapGraphTarget", dump, "known"],
                    check=True, capture_output=True)
-    server = subprocess.Popen([hprof, "serve", dump, "--port", "0"], stdout=subprocess.PIPE,
-                              text=True)
-    driver = None
+    server, driver = None, None
     try:
-        line = server.stdout.readline()
-        expect("http://127.0.0.1:" in line, f"serve printed {line!r}")
-        base = line.split()[-1].rstrip("/")
+        server, base = start(hprof, dump)
         port = free_port()
         driver = subprocess.Popen([CHROMEDRIVER, f"--port={port}"], stdout=subprocess.DEVNULL,
                                   stderr=subprocess.DEVNULL)
@@ -225,6 +256,7 @@ def main():
         hostile(base, server)
         server.send_signal(signal.SIGTERM)
         expect(server.wait(timeout=30) == 0, f"serve exited {server.returncode} on SIGTERM")
+        same_pages(hprof, dump)
     finally:
         for p in (server, driver):
             if p and p.poll() is None:

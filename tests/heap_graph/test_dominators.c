@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "heap/findings.h"
 #include "heap/heap.h"
 #include "heap/store.h"
 #include "hpbuild.h"
@@ -106,14 +107,35 @@ static void open_heap_spilled(hp_heap *h, hp_file *f, const hb_buf *b)
     key.id_size = f->id_size;
     hp_spill_init(&sp, fd);
     assert_int_equal(hp_heap_build(h, hp_model_default(), &sp, &e), 0);
-    assert_int_equal(hp_store_commit(h, &sp, &key, tmp), 0); /* renamed to `final` */
+    assert_int_equal(hp_store_commit(h, &sp, &key, tmp, &e), 0); /* renamed to `final` */
     close(fd);
     assert_int_equal(unlink(final), 0);
     assert_int_equal(rmdir(dir), 0);
     assert_non_null(h->store);
 }
 
-/* Both builds give the same tree. */
+/* The findings an index holds equal those computed in memory. */
+static void same_findings(const hp_findings *a, const hp_findings *b, uint32_t n)
+{
+    assert_memory_equal(a->paths.parent, b->paths.parent, (size_t)n * 4);
+    assert_int_equal(a->histo.nrows, b->histo.nrows);
+    for (size_t i = 0; i < a->histo.nrows; i++) {
+        const hp_histo_row *x = &a->histo.rows[i], *y = &b->histo.rows[i];
+        assert_true(x->class_id == y->class_id && x->prim_type == y->prim_type);
+        assert_true(x->count == y->count && x->bytes == y->bytes && x->retained == y->retained);
+    }
+    for (int k = 0; k < HP_WASTE_KINDS; k++)
+        assert_memory_equal(&a->waste.kinds[k], &b->waste.kinds[k], sizeof a->waste.kinds[k]);
+    assert_int_equal(a->waste.ndups, b->waste.ndups);
+    assert_int_equal(a->nsuspects, b->nsuspects);
+    for (size_t i = 0; i < a->nsuspects; i++) {
+        assert_int_equal(a->suspects[i].object, b->suspects[i].object);
+        assert_int_equal(a->suspects[i].accumulation, b->suspects[i].accumulation);
+        assert_int_equal(a->suspects[i].retained, b->suspects[i].retained);
+    }
+}
+
+/* Both builds give the same tree and findings. */
 static void same_as_spilled(const hb_buf *b, const hp_heap *h)
 {
     hp_file f;
@@ -125,7 +147,9 @@ static void same_as_spilled(const hb_buf *b, const hp_heap *h)
         assert_int_equal(hp_dom_idom(&s.d, i), hp_dom_idom(&h->d, i));
         assert_int_equal(hp_dom_retained(&s.d, i), hp_dom_retained(&h->d, i));
         assert_int_equal(hp_dom_reachable(&s.d, i), hp_dom_reachable(&h->d, i));
+        assert_int_equal(s.g.classof[i], h->g.classof[i]);
     }
+    same_findings(s.fx, h->fx, h->g.obj.n);
     hp_heap_close(&s);
 }
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "heap/findings.h"
 #include "heap/store.h"
 #include "hpbuild.h"
 
@@ -78,6 +79,35 @@ static int attach(fixture *x, const hp_store_key *k, size_t len, hp_heap *t)
     return rc;
 }
 
+static void detach(hp_heap *t)
+{
+    hp_findings_free(t->fx);
+    free(t->fx);
+    hp_graph_free(&t->g);
+}
+
+/* Whatever an attached index's findings name is in range, and its paths end. */
+static void findings_usable(const hp_heap *t)
+{
+    const hp_findings *fx = t->fx;
+    uint32_t n = t->g.obj.n;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t *chain;
+        size_t len = hp_paths_chain(&fx->paths, i, &chain);
+        for (size_t j = 0; j < len; j++)
+            assert_true(chain[j] < n);
+        free(chain);
+    }
+    for (size_t i = 0; i < fx->nsuspects; i++) {
+        assert_true(fx->suspects[i].object < n);
+        assert_true(fx->suspects[i].row || fx->suspects[i].accumulation < n);
+    }
+    for (int k = 0; k < HP_WASTE_KINDS; k++)
+        assert_true(fx->waste.kinds[k].sample < n || fx->waste.kinds[k].sample == HP_NO_OBJECT);
+    for (size_t i = 0; i < fx->waste.ndups; i++)
+        assert_true(fx->waste.dups[i].string < n);
+}
+
 static void round_trip(void **state)
 {
     (void)state;
@@ -93,7 +123,20 @@ static void round_trip(void **state)
     }
     assert_int_equal(hp_objects_find(&t.g.obj, 0x1000 + 16 * 7), 7); /* after the class */
     assert_int_equal(t.g.classes.n, 1);
-    hp_graph_free(&t.g);
+    /* The findings: paths, histogram with retained sizes, suspects. */
+    const hp_findings *a = t.fx, *b = x.h.fx;
+    assert_memory_equal(a->paths.parent, b->paths.parent, (size_t)t.g.obj.n * 4);
+    assert_memory_equal(t.g.classof, x.h.g.classof, (size_t)t.g.obj.n * 4);
+    assert_int_equal(a->histo.nrows, 1);
+    assert_int_equal(a->histo.rows[0].count, N);
+    assert_int_equal(a->histo.rows[0].retained, b->histo.rows[0].retained);
+    assert_true(a->histo.rows[0].retained > 0);
+    assert_int_equal(a->nsuspects, b->nsuspects);
+    assert_true(a->nsuspects > 0);
+    assert_int_equal(a->suspects[0].object, b->suspects[0].object);
+    assert_int_equal(a->suspects[0].retained, b->suspects[0].retained);
+    findings_usable(&t);
+    detach(&t);
     teardown(&x);
 }
 
@@ -120,7 +163,8 @@ static void refuses(void **state)
                 for (uint32_t e = t.g.out_start[i]; e < t.g.out_start[i + 1]; e++)
                     assert_true(HP_EDGE_TARGET(t.g.out[e]) < t.g.obj.n);
             }
-            hp_graph_free(&t.g);
+            findings_usable(&t);
+            detach(&t);
         } else if (header == x.len) {
             header = at;
         }

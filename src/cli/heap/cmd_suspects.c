@@ -3,14 +3,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "heap/histo_retained.h"
+#include "heap/findings.h"
 #include "heap/paths.h"
 #include "heap/print.h"
 #include "heap/suspects.h"
 
 typedef struct {
     const hp_heap *h;
-    const hp_domkids *kids;
     const hp_paths *paths;
     const hp_opts *o;
     FILE *out;
@@ -20,7 +19,7 @@ static int accumulates(const ctx *c, uint32_t obj, hp_error *err)
 {
     hp_accumulated *v;
     size_t n;
-    if (hp_suspect_accumulates(c->h, c->kids, obj, &v, &n, err) != 0) return -1;
+    if (hp_suspect_accumulates(c->h, obj, &v, &n, err) != 0) return -1;
     fputs(c->o->json ? ",\"accumulates\":[" : "   dominates directly, by class:\n", c->out);
     for (size_t i = 0; i < n && i < 5; i++) {
         char name[512];
@@ -87,11 +86,10 @@ static int print_suspect(const ctx *c, const hp_suspect *s, size_t i, hp_error *
     return 0;
 }
 
-static int report(const ctx *c, hp_histo *histo, hp_error *err)
+static int report(const ctx *c, hp_error *err)
 {
-    hp_suspect *v;
-    size_t n, top = hp_top(c->o, 5);
-    if (hp_suspects_find(c->h, c->kids, histo, &v, &n, err) != 0) return -1;
+    const hp_suspect *v = c->h->fx->suspects;
+    size_t n = c->h->fx->nsuspects, top = hp_top(c->o, 5);
     if (c->o->json)
         fprintf(c->out, "{\"reachable_bytes\":%" PRIu64 ",\"suspects\":[", c->h->d.retained[0]);
     else
@@ -103,29 +101,20 @@ static int report(const ctx *c, hp_histo *histo, hp_error *err)
     for (size_t i = 0; i < n && i < top && rc == 0; i++)
         rc = print_suspect(c, &v[i], i, err);
     if (c->o->json) fputs("]}\n", c->out);
-    free(v);
     return rc;
 }
 
 int hp_cmd_suspects(const hp_file *f, const hp_opts *o, FILE *out, FILE *err)
 {
     hp_heap h;
-    hp_domkids kids = {0};
-    hp_paths p = {0};
-    hp_histo histo = {0};
     hp_error e = {0};
     int rc = hp_heap_open(&h, f, o, HP_HEAP_DOMINATORS, err);
     if (rc != HP_EXIT_OK) return rc;
-    ctx c = {&h, &kids, &p, o, out};
-    if (hp_domkids_build(&kids, &h.d, &e) != 0 || hp_paths_build(&p, &h.g, 0, &e) != 0 ||
-        hp_histo_build(&histo, &h.ix, h.dump, o->model, &e) != 0 ||
-        hp_histo_add_retained(&histo, &h, &e) != 0 || report(&c, &histo, &e) != 0) {
+    ctx c = {&h, &h.fx->paths, o, out};
+    if (report(&c, &e) != 0) {
         hp_report(err, f, &e);
         rc = HP_EXIT_MALFORMED;
     }
-    hp_histo_free(&histo);
-    hp_paths_free(&p);
-    hp_domkids_free(&kids);
     hp_heap_close(&h);
     return rc;
 }

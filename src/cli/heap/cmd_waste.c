@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "heap/findings.h"
 #include "heap/jstring.h"
 #include "heap/paths.h"
 #include "heap/print.h"
@@ -86,19 +87,9 @@ static void report(FILE *out, const hp_heap *h, const hp_paths *p, const hp_wast
 int hp_cmd_waste(const hp_file *f, const hp_opts *o, FILE *out, FILE *err)
 {
     hp_heap h;
-    hp_paths p = {0};
-    hp_waste w = {0};
-    hp_error e = {0};
     int rc = hp_heap_open(&h, f, o, HP_HEAP_DOMINATORS, err);
     if (rc != HP_EXIT_OK) return rc;
-    if (hp_waste_find(&w, &h, &e) != 0 || hp_paths_build(&p, &h.g, 0, &e) != 0) {
-        hp_report(err, f, &e);
-        rc = HP_EXIT_MALFORMED;
-    } else {
-        report(out, &h, &p, &w, o);
-    }
-    hp_waste_free(&w);
-    hp_paths_free(&p);
+    report(out, &h, &h.fx->paths, &h.fx->waste, o);
     hp_heap_close(&h);
     return rc;
 }

@@ -152,6 +152,18 @@ static int first_of(pass_ctx *c, uint32_t src, const hp_sub *s)
     return 1;
 }
 
+static uint32_t classof(const hp_graph *g, const hp_sub *s)
+{
+    if (s->tag == HP_CLASS_DUMP) return HP_CLASSOF_CLASS;
+    if (s->tag == HP_PRIM_ARRAY_DUMP || s->tag == HP_PRIM_ARRAY_NODATA)
+        return HP_CLASSOF_PRIM_ARRAY | s->elem_type;
+    const hp_class *k = hp_classes_get(&g->classes, s->ref);
+    size_t at = k ? (size_t)(k - g->classes.v) : HP_CLASSOF_UNKNOWN;
+    if (at > HP_CLASSOF_UNKNOWN) at = HP_CLASSOF_UNKNOWN;
+    return (s->tag == HP_OBJ_ARRAY_DUMP ? HP_CLASSOF_OBJ_ARRAY : HP_CLASSOF_INSTANCE) |
+           (uint32_t)at;
+}
+
 static int on_sub(void *ctx, const hp_sub *s, hp_error *err)
 {
     pass_ctx *c = ctx;
@@ -166,6 +178,7 @@ static int on_sub(void *ctx, const hp_sub *s, hp_error *err)
     if (c->fill) {
         uint64_t size = hp_object_size(&g->classes, g->model, g->ix->f->id_size, s);
         g->shallow[src] = size < UINT32_MAX ? (uint32_t)size : UINT32_MAX;
+        g->classof[src] = classof(g, s);
     }
     if (s->tag == HP_INSTANCE_DUMP) {
         instance_edges(c, src, s);
@@ -223,7 +236,8 @@ static int build_edges(hp_graph *g, hp_spill *sp, hp_error *err)
     uint32_t total = g->out_start[g->obj.n];
     g->out = hp_big_malloc((total ? total : 1) * sizeof *g->out);
     g->shallow = hp_big_malloc(((size_t)g->obj.n + 1) * sizeof *g->shallow);
-    if (!g->out || !g->shallow || !c.seen) {
+    g->classof = hp_big_calloc(((size_t)g->obj.n + 1) * sizeof *g->classof);
+    if (!g->out || !g->shallow || !g->classof || !c.seen) {
         free(c.seen);
         return hp_fail(err, 0, "out of memory");
     }
@@ -241,6 +255,7 @@ static int build_edges(hp_graph *g, hp_spill *sp, hp_error *err)
         hp_spill_put(sp, HP_SEC_SEGS, &o->segs, (size_t)o->nsegs * sizeof *o->segs) != 0 ||
         hp_spill_put(sp, HP_SEC_DIR, &o->dir, (size_t)o->dir_len * 4) != 0 ||
         hp_spill_put(sp, HP_SEC_SHALLOW, &g->shallow, (size_t)o->n * 4) != 0 ||
+        hp_spill_put(sp, HP_SEC_CLASSOF, &g->classof, (size_t)o->n * 4) != 0 ||
         hp_spill_save(sp, HP_SEC_OUT_START, g->out_start, ((size_t)o->n + 1) * 4) != 0 ||
         hp_spill_save(sp, HP_SEC_OUT, g->out, (size_t)g->nedges * 4) != 0)
         return hp_fail(err, 0, "cannot write the index");
@@ -326,6 +341,7 @@ void hp_graph_free(hp_graph *g)
         free(g->out_start);
         free(g->out);
         free(g->shallow);
+        free(g->classof);
         free(g->roots);
     }
     memset(g, 0, sizeof *g);

@@ -30,6 +30,18 @@ typedef struct {
     int usable;            /* layout known and consistent */
 } hp_ref_layout;
 
+/* What each object is, in one word (hp_graph.classof): the kind in the top two
+ * bits; for instances and object arrays the index of their class in
+ * hp_graph.classes (HP_CLASSOF_UNKNOWN: no CLASS DUMP), for primitive arrays
+ * the element type. Lets analyses group objects by class without decoding them. */
+#define HP_CLASSOF_INSTANCE 0x00000000u
+#define HP_CLASSOF_OBJ_ARRAY 0x40000000u
+#define HP_CLASSOF_PRIM_ARRAY 0x80000000u
+#define HP_CLASSOF_CLASS 0xc0000000u
+#define HP_CLASSOF_KIND(c) ((c)&0xc0000000u)
+#define HP_CLASSOF_INDEX(c) ((c)&0x3fffffffu)
+#define HP_CLASSOF_UNKNOWN 0x3fffffffu
+
 typedef struct {
     const hp_index *ix;
     size_t dump;
@@ -39,6 +51,7 @@ typedef struct {
     hp_ref_layout *layouts; /* parallel to classes.v */
     uint32_t *ref_offsets;
     uint32_t *shallow;   /* per object, under the model; UINT32_MAX: look it up */
+    uint32_t *classof;   /* per object, HP_CLASSOF_* */
     uint32_t *out_start; /* obj.n + 1 entries */
     uint32_t *out;
     uint32_t nedges;

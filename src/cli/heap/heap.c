@@ -1,10 +1,12 @@
 #include "heap/heap.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "heap/findings.h"
 #include "heap/store.h"
 
 /* Graph and dominators, spilled to fd as they are built (-1: in memory). */
@@ -18,9 +20,26 @@ int hp_heap_build(hp_heap *h, const hp_model *m, hp_spill *sp, hp_error *e)
 
 static void drop_build(hp_heap *h)
 {
+    if (h->fx) hp_findings_free(h->fx);
+    free(h->fx);
+    h->fx = NULL;
     if (h->level >= HP_HEAP_DOMINATORS) hp_domtree_free(&h->d);
     if (h->level >= HP_HEAP_GRAPH) hp_graph_free(&h->g);
     h->level = HP_HEAP_INDEX;
+}
+
+/* Graph, dominators and findings, all in memory. */
+static int build_in_memory(hp_heap *h, const hp_model *m, hp_error *e)
+{
+    hp_spill sp;
+    hp_spill_init(&sp, -1);
+    if (hp_heap_build(h, m, &sp, e) != 0) return -1;
+    h->fx = malloc(sizeof *h->fx);
+    if (!h->fx) return hp_fail(e, 0, "out of memory");
+    if (hp_findings_build(h->fx, h, &sp, e) == 0) return 0;
+    free(h->fx);
+    h->fx = NULL;
+    return -1;
 }
 
 /* Builds into a new index file when one can be written (so the process holds
@@ -31,19 +50,17 @@ static int build(hp_heap *h, const hp_file *f, const hp_opts *o, hp_error *e)
     hp_spill sp;
     char tmp[4200];
     int fd = o->no_index ? -1 : hp_store_create(h, f, o->model, &key, tmp, sizeof tmp);
+    if (fd < 0) return build_in_memory(h, o->model, e);
     hp_spill_init(&sp, fd);
     int rc = hp_heap_build(h, o->model, &sp, e);
-    if (fd >= 0) {
-        if (rc == 0)
-            rc = hp_store_commit(h, &sp, &key, tmp);
-        else
-            unlink(tmp);
-        close(fd);
-        if (rc != 0 && sp.failed) { /* the index could not be written: again, in memory */
-            drop_build(h);
-            hp_spill_init(&sp, -1);
-            rc = hp_heap_build(h, o->model, &sp, e);
-        }
+    if (rc == 0)
+        rc = hp_store_commit(h, &sp, &key, tmp, e);
+    else
+        unlink(tmp);
+    close(fd);
+    if (rc != 0 && sp.failed) { /* the index could not be written: again, in memory */
+        drop_build(h);
+        rc = build_in_memory(h, o->model, e);
     }
     return rc;
 }

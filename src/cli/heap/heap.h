@@ -7,6 +7,8 @@
 #include "cli.h"
 #include "heap/dominators.h"
 
+typedef struct hp_findings hp_findings; /* findings.h */
+
 /* How much hp_heap_open() builds (HP_HEAP_GRAPH: a build under way). */
 enum { HP_HEAP_INDEX, HP_HEAP_GRAPH, HP_HEAP_DOMINATORS };
 
@@ -15,15 +17,16 @@ typedef struct {
     size_t dump; /* 0-based */
     hp_graph g;
     hp_domtree d;
-    int level;   /* what was built */
-    void *store; /* the mapped on-disk index the arrays live in, or NULL */
+    hp_findings *fx; /* paths, histogram, waste, suspects (with the dominators) */
+    int level;       /* what was built */
+    void *store;     /* the mapped on-disk index the arrays live in, or NULL */
     size_t store_len;
 } hp_heap;
 
 /*
  * Indexes the file and picks heap dump o->dump (default: the last); at
- * `level` HP_HEAP_DOMINATORS also builds its graph and dominator tree (or maps
- * them from the on-disk index, store.h). Returns HP_EXIT_OK, or the exit code
+ * `level` HP_HEAP_DOMINATORS also builds its graph, dominator tree and
+ * findings (or maps them from the on-disk index, store.h). Returns HP_EXIT_OK, or the exit code
  * after printing one error line to err.
  */
 int hp_heap_open(hp_heap *h, const hp_file *f, const hp_opts *o, int level, FILE *err);

@@ -1,5 +1,7 @@
 #include "heap/paths.h"
 
+#include "heap/bigarray.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,8 +10,8 @@
 int hp_paths_build(hp_paths *p, const hp_graph *g, int exclude_weak, hp_error *err)
 {
     p->n = g->obj.n;
-    p->parent = malloc(((size_t)g->obj.n + 1) * sizeof *p->parent);
-    uint32_t *queue = malloc(((size_t)g->obj.n + 1) * sizeof *queue), head = 0, tail = 0;
+    p->parent = hp_big_malloc(((size_t)g->obj.n + 1) * sizeof *p->parent);
+    uint32_t *queue = hp_big_malloc(((size_t)g->obj.n + 1) * sizeof *queue), head = 0, tail = 0;
     if (!p->parent || !queue) {
         free(queue);
         hp_paths_free(p);
@@ -45,17 +47,18 @@ void hp_paths_free(hp_paths *p)
 size_t hp_paths_chain(const hp_paths *p, uint32_t obj, uint32_t **chain)
 {
     *chain = NULL;
-    if (p->parent[obj] == HP_NO_OBJECT) return 0;
+    /* A root is its own parent; a chain that leaves the objects or runs
+     * longer than there are objects (a damaged index) is no path. */
     size_t len = 1;
-    for (uint32_t v = obj; p->parent[v] != v; v = p->parent[v])
+    uint32_t v = obj;
+    for (; v < p->n && p->parent[v] != v && len <= p->n; v = p->parent[v])
         len++;
+    if (v >= p->n || len > p->n) return 0;
     *chain = malloc(len * sizeof **chain);
     if (!*chain) return 0;
-    size_t i = len;
-    for (uint32_t v = obj;; v = p->parent[v]) {
+    v = obj;
+    for (size_t i = len; i > 0; v = p->parent[v])
         (*chain)[--i] = v;
-        if (p->parent[v] == v) break;
-    }
     return len;
 }
 

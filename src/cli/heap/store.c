@@ -1,26 +1,29 @@
 #include "heap/store.h"
 
+#include "heap/findings.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#define MAGIC "HPROFIX2"
+#define MAGIC "HPROFIX3"
 
 typedef struct {
     char magic[8];
     hp_store_key key;
     uint32_t n, nedges, nsegs, dir_len, shift, align;
     uint64_t base, nroots, nclasses;
+    uint64_t nrows, ndups, nsuspects; /* the findings' counts */
     hp_section sec[HP_NSECTIONS];
 } header;
 
 const size_t hp_spill_header_bytes = (sizeof(header) + 7) / 8 * 8;
 
 /* Where each array's pointer lives and its length under the header's counts;
- * `classes` stands in for the class offsets. */
-static void sections(hp_heap *h, const header *hd, uint64_t **classes, void **at[HP_NSECTIONS],
-                     uint64_t bytes[HP_NSECTIONS])
+ * `classes` stands in for the class offsets, `parent` and `im` for the findings. */
+static void sections(hp_heap *h, const header *hd, uint64_t **classes, uint32_t **parent,
+                     hp_findings_image *im, void **at[HP_NSECTIONS], uint64_t bytes[HP_NSECTIONS])
 {
     hp_graph *g = &h->g;
     hp_domtree *d = &h->d;
@@ -33,6 +36,9 @@ static void sections(hp_heap *h, const header *hd, uint64_t **classes, void **at
         [HP_SEC_CLASSES] = (void **)classes,       [HP_SEC_PRE] = (void **)&d->pre,
         [HP_SEC_VERTEX] = (void **)&d->vertex,     [HP_SEC_IDOM] = (void **)&d->idom,
         [HP_SEC_RETAINED] = (void **)&d->retained, [HP_SEC_REACHABLE] = (void **)&d->reachable,
+        [HP_SEC_CLASSOF] = (void **)&g->classof,   [HP_SEC_PARENT] = (void **)parent,
+        [HP_SEC_HISTO] = (void **)&im->histo,      [HP_SEC_WASTE] = (void **)&im->waste,
+        [HP_SEC_DUPS] = (void **)&im->dups,        [HP_SEC_SUSPECTS] = (void **)&im->suspects,
     };
     const uint64_t len[HP_NSECTIONS] = {
         [HP_SEC_KEYS] = n * 4,
@@ -49,6 +55,12 @@ static void sections(hp_heap *h, const header *hd, uint64_t **classes, void **at
         [HP_SEC_IDOM] = v * 4,
         [HP_SEC_RETAINED] = v * 8,
         [HP_SEC_REACHABLE] = n / 8 + 1,
+        [HP_SEC_CLASSOF] = n * 4,
+        [HP_SEC_PARENT] = n * 4,
+        [HP_SEC_HISTO] = hd->nrows * HP_HISTO_WORDS * 8,
+        [HP_SEC_WASTE] = HP_WASTE_WORDS * 8,
+        [HP_SEC_DUPS] = hd->ndups * HP_DUP_WORDS * 8,
+        [HP_SEC_SUSPECTS] = hd->nsuspects * HP_SUSPECT_WORDS * 8,
     };
     memcpy(at, where, sizeof where);
     memcpy(bytes, len, sizeof len);
@@ -70,8 +82,10 @@ int hp_store_key_of(hp_store_key *k, const hp_file *f, size_t dump, const hp_mod
     return 0;
 }
 
-/* The header of h's index, its sections where `sp` put them. */
-static void make_header(header *hd, const hp_heap *h, const hp_store_key *key, const hp_spill *sp)
+/* The header of h's index, its sections where `sp` put them; im: the
+ * findings' counts (NULL: none yet). */
+static void make_header(header *hd, const hp_heap *h, const hp_store_key *key, const hp_spill *sp,
+                        const hp_findings_image *im)
 {
     const hp_graph *g = &h->g;
     memset(hd, 0, sizeof *hd);
@@ -86,6 +100,11 @@ static void make_header(header *hd, const hp_heap *h, const hp_store_key *key, c
     hd->base = g->obj.base;
     hd->nroots = g->nroots;
     hd->nclasses = g->classes.n;
+    if (im) {
+        hd->nrows = im->nrows;
+        hd->ndups = im->ndups;
+        hd->nsuspects = im->nsuspects;
+    }
     memcpy(hd->sec, sp->sec, sizeof hd->sec);
 }
 
@@ -102,13 +121,18 @@ int hp_store_write(const hp_heap *h, const hp_store_key *key, FILE *out)
     static const uint8_t zeros[8];
     header hd;
     hp_spill sp;
+    hp_findings_image im;
     void **at[HP_NSECTIONS];
     uint64_t bytes[HP_NSECTIONS];
     uint64_t *classes = class_offsets(&h->g);
-    if (!classes) return -1;
+    uint32_t *parent = h->fx->paths.parent;
+    if (!classes || hp_findings_pack(h->fx, &im) != 0) {
+        free(classes);
+        return -1;
+    }
     hp_spill_init(&sp, -1);
-    make_header(&hd, h, key, &sp);
-    sections((hp_heap *)h, &hd, &classes, at, bytes);
+    make_header(&hd, h, key, &sp, &im);
+    sections((hp_heap *)h, &hd, &classes, &parent, &im, at, bytes);
     for (int i = 0; i < HP_NSECTIONS; i++) { /* in section order, after the header */
         hd.sec[i] = (hp_section){sp.at, bytes[i]};
         sp.at += (bytes[i] + 7) / 8 * 8;
@@ -121,6 +145,7 @@ int hp_store_write(const hp_heap *h, const hp_store_key *key, FILE *out)
              (!pad || fwrite(zeros, pad, 1, out) == 1);
     }
     free(classes);
+    hp_findings_image_free(&im);
     return ok ? 0 : -1;
 }
 
@@ -133,8 +158,24 @@ int hp_store_finish(hp_heap *h, hp_spill *sp, const hp_store_key *key)
              hp_spill_save(sp, HP_SEC_CLASSES, classes, h->g.classes.n * 8) == 0;
     free(classes);
     if (!ok) return -1;
-    make_header(&hd, h, key, sp);
+    make_header(&hd, h, key, sp, NULL);
     return hp_spill_write_header(sp, &hd, sizeof hd);
+}
+
+int hp_store_finish_findings(const hp_heap *h, const hp_findings *fx, hp_spill *sp,
+                             const hp_store_key *key)
+{
+    header hd;
+    hp_findings_image im;
+    if (hp_findings_pack(fx, &im) != 0) return -1;
+    int ok =
+        hp_spill_save(sp, HP_SEC_HISTO, im.histo, im.nrows * HP_HISTO_WORDS * 8) == 0 &&
+        hp_spill_save(sp, HP_SEC_WASTE, im.waste, HP_WASTE_WORDS * 8) == 0 &&
+        hp_spill_save(sp, HP_SEC_DUPS, im.dups, im.ndups * HP_DUP_WORDS * 8) == 0 &&
+        hp_spill_save(sp, HP_SEC_SUSPECTS, im.suspects, im.nsuspects * HP_SUSPECT_WORDS * 8) == 0;
+    make_header(&hd, h, key, sp, &im);
+    hp_findings_image_free(&im);
+    return ok ? hp_spill_write_header(sp, &hd, sizeof hd) : -1;
 }
 
 static int same_key(const hp_store_key *a, const hp_store_key *b)
@@ -144,27 +185,57 @@ static int same_key(const hp_store_key *a, const hp_store_key *b)
            strncmp(a->model, b->model, sizeof a->model) == 0;
 }
 
+static int is_findings_section(int i)
+{
+    return i == HP_SEC_PARENT || i == HP_SEC_HISTO || i == HP_SEC_WASTE || i == HP_SEC_DUPS ||
+           i == HP_SEC_SUSPECTS;
+}
+
+/* Counts no image could hold are refused before any length is computed from them. */
+static int counts_fit(const header *hd, size_t len)
+{
+    uint64_t words = len / 8;
+    return hd->nroots <= words && hd->nclasses <= words && hd->nrows <= words &&
+           hd->ndups <= words && hd->nsuspects <= words;
+}
+
+/* Points t's arrays into the image; the findings' arrays into parent and im. */
+static int map_sections(hp_heap *t, const header *hd, const uint8_t *image, size_t len, int how,
+                        uint64_t **classes, uint32_t **parent, hp_findings_image *im)
+{
+    void **at[HP_NSECTIONS];
+    uint64_t bytes[HP_NSECTIONS];
+    sections(t, hd, classes, parent, im, at, bytes);
+    for (int i = 0; i < HP_NSECTIONS; i++) {
+        const hp_section *s = &hd->sec[i];
+        if (how == HP_STORE_PARTIAL && is_findings_section(i)) continue;
+        if (s->bytes != bytes[i] || s->at % 8 || s->at < hp_spill_header_bytes || s->at > len ||
+            s->bytes > len - s->at)
+            return -1;
+        *at[i] = (void *)(image + s->at);
+    }
+    im->nrows = hd->nrows;
+    im->ndups = hd->ndups;
+    im->nsuspects = hd->nsuspects;
+    return 0;
+}
+
 int hp_store_attach_image(hp_heap *h, const uint8_t *image, size_t len, const hp_store_key *key,
                           const hp_model *m, int how)
 {
     header hd;
     if (len < hp_spill_header_bytes) return -1;
     memcpy(&hd, image, sizeof hd);
-    if (memcmp(hd.magic, MAGIC, 8) != 0 || !same_key(&hd.key, key)) return -1;
+    if (memcmp(hd.magic, MAGIC, 8) != 0 || !same_key(&hd.key, key) || !counts_fit(&hd, len))
+        return -1;
     hp_heap t = *h; /* built into a copy; h stays untouched on failure */
     uint64_t *classes = NULL;
-    void **at[HP_NSECTIONS];
-    uint64_t bytes[HP_NSECTIONS];
+    uint32_t *parent = NULL;
+    hp_findings_image im = {0};
     memset(&t.g, 0, sizeof t.g);
     memset(&t.d, 0, sizeof t.d);
-    sections(&t, &hd, &classes, at, bytes);
-    for (int i = 0; i < HP_NSECTIONS; i++) {
-        const hp_section *s = &hd.sec[i];
-        if (s->bytes != bytes[i] || s->at % 8 || s->at < hp_spill_header_bytes || s->at > len ||
-            s->bytes > len - s->at)
-            return -1;
-        *at[i] = (void *)(image + s->at);
-    }
+    t.fx = NULL;
+    if (map_sections(&t, &hd, image, len, how, &classes, &parent, &im) != 0) return -1;
     hp_graph arrays = t.g;
     hp_error e;
     if (hp_graph_classes_from(&t.g, &h->ix, key->dump, m, classes, hd.nclasses, &e) != 0) {
@@ -179,6 +250,7 @@ int hp_store_attach_image(hp_heap *h, const uint8_t *image, size_t len, const hp
     t.g.obj.align = hd.align;
     t.g.obj.base = hd.base;
     t.g.shallow = arrays.shallow;
+    t.g.classof = arrays.classof;
     t.g.out_start = arrays.out_start;
     t.g.out = arrays.out;
     t.g.nedges = hd.nedges;
@@ -186,13 +258,24 @@ int hp_store_attach_image(hp_heap *h, const uint8_t *image, size_t len, const hp
     t.g.nroots = hd.nroots;
     t.d.n = hd.n;
     t.d.borrowed = 1;
-    if (how != HP_STORE_TRUSTED &&
+    if (how != HP_STORE_PARTIAL) {
+        t.fx = malloc(sizeof *t.fx);
+        if (!t.fx || hp_findings_unpack(t.fx, &im, parent, &t.g) != 0) {
+            free(t.fx);
+            hp_graph_free(&t.g);
+            return -1;
+        }
+    }
+    if (how != HP_STORE_TRUSTED && how != HP_STORE_PARTIAL &&
         !hp_store_consistent(&t, h->ix.f->size, how == HP_STORE_MAPPED)) {
+        hp_findings_free(t.fx);
+        free(t.fx);
         hp_graph_free(&t.g);
         return -1;
     }
     h->g = t.g;
     h->d = t.d;
+    h->fx = t.fx;
     h->level = HP_HEAP_DOMINATORS;
     return 0;
 }

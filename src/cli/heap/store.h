@@ -39,17 +39,24 @@ enum {
     HP_STORE_TRUSTED, /* written by this process: no check */
     HP_STORE_CHECK,   /* in memory */
     HP_STORE_MAPPED,  /* mapped from a file: checked, then its pages dropped */
+    HP_STORE_PARTIAL, /* written by this process, findings not yet: graph and dominators only */
 };
 int hp_store_attach_image(hp_heap *h, const uint8_t *image, size_t len, const hp_store_key *key,
                           const hp_model *m, int how);
 /* Whether attached arrays are consistent: sorted keys, offsets inside the dump,
  * edges and roots naming objects, preorder a permutation, each idom before its
- * vertex (store_check.c). `mapped`: drop each array's pages once checked. */
+ * vertex, classof words and BFS parents in range (store_check.c; the other
+ * findings are checked as they are read). `mapped`: drop each array's pages
+ * once checked. */
 int hp_store_consistent(const hp_heap *h, uint64_t file_size, int mapped);
 /* Writes h's index (graph and dominators, all in memory) to out. Returns 0 or -1. */
 int hp_store_write(const hp_heap *h, const hp_store_key *key, FILE *out);
-/* Completes an index built through sp: the last sections, then the header. */
+/* Completes an index built through sp: the last sections of the graph, then
+ * the header (without findings). */
 int hp_store_finish(hp_heap *h, hp_spill *sp, const hp_store_key *key);
+/* Adds the findings (their parents already saved through sp) and rewrites the header. */
+int hp_store_finish_findings(const hp_heap *h, const hp_findings *fx, hp_spill *sp,
+                             const hp_store_key *key);
 
 /* Maps the dump's index and attaches it; 0 on success (h->store set). */
 int hp_store_load(hp_heap *h, const hp_file *f, const hp_model *m);
@@ -57,8 +64,11 @@ int hp_store_load(hp_heap *h, const hp_file *f, const hp_model *m);
  * bytes), fills key; the file descriptor, or -1 if no place is writable. */
 int hp_store_create(const hp_heap *h, const hp_file *f, const hp_model *m, hp_store_key *key,
                     char *tmp, size_t cap);
-/* Finishes the index written through sp (hp_store_create), maps it into h
- * and gives it its final name; 0, or -1 (the temporary file removed). */
-int hp_store_commit(hp_heap *h, hp_spill *sp, const hp_store_key *key, const char *tmp);
+/* Finishes the index written through sp (hp_store_create): the graph's last
+ * sections, then the findings computed from it mapped; maps it into h and
+ * gives it its final name. 0, or -1 (the temporary file removed; err set if
+ * the findings could not be computed rather than written). */
+int hp_store_commit(hp_heap *h, hp_spill *sp, const hp_store_key *key, const char *tmp,
+                    hp_error *err);
 
 #endif

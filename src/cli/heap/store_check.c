@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "heap/findings.h"
 #include "heap/store.h"
 
 static void release(int mapped, const void *p, size_t bytes)
@@ -72,8 +73,35 @@ static int tree_ok(const hp_domtree *d, int mapped)
     return ok;
 }
 
+static int classof_ok(const hp_graph *g, int mapped)
+{
+    int ok = 1;
+    for (uint32_t i = 0; ok && i < g->obj.n; i++) {
+        uint32_t c = g->classof[i], kind = HP_CLASSOF_KIND(c), at = HP_CLASSOF_INDEX(c);
+        if (kind == HP_CLASSOF_CLASS)
+            ok = at == 0;
+        else if (kind == HP_CLASSOF_PRIM_ARRAY)
+            ok = at <= 0xff && hp_is_prim_type((uint8_t)at);
+        else
+            ok = at < g->classes.n || at == HP_CLASSOF_UNKNOWN;
+    }
+    release(mapped, g->classof, (size_t)g->obj.n * 4);
+    return ok;
+}
+
+/* Parents name objects (chains that loop are cut by hp_paths_chain). */
+static int parents_ok(const hp_paths *p, int mapped)
+{
+    int ok = 1;
+    for (uint32_t i = 0; ok && i < p->n; i++)
+        ok = p->parent[i] < p->n || p->parent[i] == HP_NO_OBJECT;
+    release(mapped, p->parent, (size_t)p->n * 4);
+    return ok;
+}
+
 int hp_store_consistent(const hp_heap *h, uint64_t file_size, int mapped)
 {
     return objects_ok(&h->g.obj, file_size, mapped) && edges_ok(&h->g, mapped) &&
-           tree_ok(&h->d, mapped);
+           tree_ok(&h->d, mapped) && classof_ok(&h->g, mapped) &&
+           (!h->fx || parents_ok(&h->fx->paths, mapped));
 }

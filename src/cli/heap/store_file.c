@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "heap/findings.h"
 #include "heap/store.h"
 
 /* 0: next to the dump; 1: in the user's cache directory (created if need be). */
@@ -79,26 +80,59 @@ int hp_store_create(const hp_heap *h, const hp_file *f, const hp_model *m, hp_st
     return -1;
 }
 
-int hp_store_commit(hp_heap *h, hp_spill *sp, const hp_store_key *key, const char *tmp)
+/* Maps what sp has written so far and attaches it to a copy of h; the map or NULL. */
+static void *map_into(hp_heap *t, const hp_heap *h, const hp_spill *sp, const hp_store_key *key,
+                      int how)
+{
+    void *map = mmap(NULL, (size_t)sp->at, PROT_READ, MAP_PRIVATE, sp->fd, 0);
+    if (map == MAP_FAILED) return NULL;
+    *t = *h;
+    if (hp_store_attach_image(t, map, (size_t)sp->at, key, h->g.model, how) != 0) {
+        munmap(map, (size_t)sp->at);
+        return NULL;
+    }
+    t->store = map;
+    t->store_len = (size_t)sp->at;
+    return map;
+}
+
+/* The findings, computed from the graph and dominators as mapped from the file. */
+static int add_findings(hp_heap *h, hp_spill *sp, const hp_store_key *key, hp_error *err)
+{
+    hp_heap part;
+    hp_findings fx;
+    if (hp_store_finish(h, sp, key) != 0 || !map_into(&part, h, sp, key, HP_STORE_PARTIAL))
+        return -1;
+    int rc = hp_findings_build(&fx, &part, sp, err);
+    if (rc == 0) {
+        rc = hp_store_finish_findings(&part, &fx, sp, key);
+        hp_findings_free(&fx);
+    }
+    munmap(part.store, part.store_len);
+    hp_graph_free(&part.g); /* the classes and layouts the attach built */
+    return rc;
+}
+
+int hp_store_commit(hp_heap *h, hp_spill *sp, const hp_store_key *key, const char *tmp,
+                    hp_error *err)
 {
     char path[4096];
     size_t len = strlen(tmp);
-    void *map = MAP_FAILED;
+    hp_heap t;
     snprintf(path, sizeof path, "%.*s", (int)(len - 7), tmp); /* without ".XXXXXX" */
-    if (len > 7 && len < sizeof path && hp_store_finish(h, sp, key) == 0)
-        map = mmap(NULL, (size_t)sp->at, PROT_READ, MAP_PRIVATE, sp->fd, 0);
-    hp_heap t = *h;
-    if (map != MAP_FAILED &&
-        hp_store_attach_image(&t, map, (size_t)sp->at, key, h->g.model, HP_STORE_TRUSTED) == 0 &&
-        rename(tmp, path) == 0) {
-        hp_graph_free(&h->g); /* what is left of the build: classes and layouts */
-        hp_domtree_free(&h->d);
-        *h = t;
-        h->store = map;
-        h->store_len = (size_t)sp->at;
-        return 0;
+    if (len > 7 && len < sizeof path && add_findings(h, sp, key, err) == 0 &&
+        map_into(&t, h, sp, key, HP_STORE_TRUSTED)) {
+        if (rename(tmp, path) == 0) {
+            hp_graph_free(&h->g); /* what is left of the build: classes and layouts */
+            hp_domtree_free(&h->d);
+            *h = t;
+            return 0;
+        }
+        hp_findings_free(t.fx);
+        free(t.fx);
+        hp_graph_free(&t.g);
+        munmap(t.store, t.store_len);
     }
-    if (map != MAP_FAILED) munmap(map, (size_t)sp->at);
     unlink(tmp);
     return -1;
 }

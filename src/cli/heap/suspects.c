@@ -4,6 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "heap/lookup.h"
+
+enum { RELEASE_EVERY = 1 << 20 }; /* vertices between drops of mapped pages */
+
 typedef struct {
     hp_suspect *v;
     size_t n, cap;
@@ -72,42 +76,38 @@ static int object_suspects(const hp_heap *h, const hp_domkids *k, uint64_t t, li
 
 static uint64_t class_key(const hp_heap *h, uint32_t obj)
 {
-    hp_sub s;
+    uint32_t c = h->g.classof[obj], at = HP_CLASSOF_INDEX(c);
+    if (HP_CLASSOF_KIND(c) == HP_CLASSOF_CLASS) return 0;
+    if (HP_CLASSOF_KIND(c) == HP_CLASSOF_PRIM_ARRAY) return HP_PRIM_KEY | at;
+    if (at < h->g.classes.n) return h->g.classes.v[at].id;
+    hp_sub s; /* no CLASS DUMP: the ID is in the sub-record */
     hp_graph_object(&h->g, obj, &s);
-    if (s.tag == HP_PRIM_ARRAY_DUMP || s.tag == HP_PRIM_ARRAY_NODATA)
-        return HP_PRIM_KEY | s.elem_type;
-    return s.tag == HP_CLASS_DUMP ? 0 : s.ref;
+    return s.ref;
 }
 
-static uint64_t row_key(const hp_histo_row *r)
+/* Classes retaining at least t together whose largest instance retains less
+ * than t; vertex_rows as hp_histo_from_graph() gives them. */
+static int class_suspects(const hp_heap *h, const hp_histo *histo, const uint32_t *vertex_rows,
+                          uint64_t t, list *out)
 {
-    return r->prim_type ? HP_PRIM_KEY | r->prim_type : r->class_id;
-}
-
-/* Classes retaining at least t together whose largest instance retains less than t. */
-static int class_suspects(const hp_heap *h, const hp_histo *histo, uint64_t t, list *out)
-{
-    hp_idmap rows = {0}; /* class key -> row + 1 */
-    uint32_t *largest = calloc(histo->nrows + 1, sizeof *largest);
+    const hp_domtree *d = &h->d;
+    uint32_t *largest = calloc(histo->nrows + 1, sizeof *largest); /* row -> vertex */
     int rc = largest ? 0 : -1;
-    for (size_t i = 0; i < histo->nrows && rc == 0; i++)
-        if (histo->rows[i].retained >= t &&
-            hp_idmap_put(&rows, row_key(&histo->rows[i]), i + 1) < 0)
-            rc = -1;
-    for (uint32_t o = 0; o < h->g.obj.n && rc == 0 && rows.len; o++) {
-        const uint64_t *r = hp_idmap_get(&rows, class_key(h, o));
-        if (!r || !hp_dom_reachable(&h->d, o)) continue;
-        if (!largest[*r] || hp_dom_retained(&h->d, o) > hp_dom_retained(&h->d, largest[*r] - 1))
-            largest[*r] = o + 1;
+    for (uint32_t v = 1; v <= d->n && rc == 0; v++) {
+        uint32_t row = vertex_rows[v];
+        if (row && histo->rows[row - 1].retained >= t &&
+            (!largest[row] || d->retained[v] > d->retained[largest[row]]))
+            largest[row] = v;
+        if (v % RELEASE_EVERY == 0)
+            hp_heap_release(h, d->retained + v - RELEASE_EVERY, RELEASE_EVERY * 8);
     }
     for (size_t i = 0; i < histo->nrows && rc == 0; i++) {
-        const uint64_t *r = hp_idmap_get(&rows, row_key(&histo->rows[i]));
-        if (!r || !largest[*r] || hp_dom_retained(&h->d, largest[*r] - 1) >= t) continue;
-        rc = push(out, (hp_suspect){largest[*r] - 1, HP_NO_OBJECT, &histo->rows[i],
-                                    histo->rows[i].retained});
+        uint32_t v = largest[i + 1];
+        if (v && d->retained[v] < t)
+            rc = push(out, (hp_suspect){d->vertex[v], HP_NO_OBJECT, &histo->rows[i],
+                                        histo->rows[i].retained});
     }
     free(largest);
-    hp_idmap_free(&rows);
     return rc;
 }
 
@@ -118,12 +118,12 @@ static int by_retained(const void *a, const void *b)
     return x->object < y->object ? -1 : x->object > y->object;
 }
 
-int hp_suspects_find(const hp_heap *h, const hp_domkids *k, const hp_histo *histo, hp_suspect **out,
-                     size_t *n, hp_error *err)
+int hp_suspects_find(const hp_heap *h, const hp_domkids *k, const hp_histo *histo,
+                     const uint32_t *vertex_rows, hp_suspect **out, size_t *n, hp_error *err)
 {
     list l = {0};
     uint64_t t = h->d.retained[0] / 10 + 1;
-    if (object_suspects(h, k, t, &l) != 0 || class_suspects(h, histo, t, &l) != 0) {
+    if (object_suspects(h, k, t, &l) != 0 || class_suspects(h, histo, vertex_rows, t, &l) != 0) {
         free(l.v);
         return hp_fail(err, 0, "out of memory");
     }
@@ -140,15 +140,18 @@ static int by_group(const void *a, const void *b)
     return x->key < y->key ? -1 : x->key > y->key;
 }
 
-int hp_suspect_accumulates(const hp_heap *h, const hp_domkids *k, uint32_t obj,
-                           hp_accumulated **out, size_t *n, hp_error *err)
+int hp_suspect_accumulates(const hp_heap *h, uint32_t obj, hp_accumulated **out, size_t *n,
+                           hp_error *err)
 {
-    uint32_t w = h->d.pre[obj];
+    uint32_t *kids;
+    size_t nkids;
+    if (hp_heap_children(h, h->d.pre[obj], &kids, &nkids) != 0)
+        return hp_fail(err, 0, "out of memory");
     hp_idmap at = {0}; /* class key -> group + 1 */
-    hp_accumulated *v = malloc(((size_t)(k->start[w + 1] - k->start[w]) + 1) * sizeof *v);
+    hp_accumulated *v = malloc((nkids + 1) * sizeof *v);
     *n = 0;
-    for (uint32_t i = k->start[w]; v && i < k->start[w + 1]; i++) {
-        uint32_t c = k->child[i];
+    for (size_t i = 0; v && i < nkids; i++) {
+        uint32_t c = kids[i];
         uint64_t key = class_key(h, h->d.vertex[c]);
         const uint64_t *g = hp_idmap_get(&at, key);
         if (!g) {
@@ -161,6 +164,7 @@ int hp_suspect_accumulates(const hp_heap *h, const hp_domkids *k, uint32_t obj,
     }
     int ok = v && at.len == *n;
     hp_idmap_free(&at);
+    free(kids);
     if (!ok) {
         free(v);
         return hp_fail(err, 0, "out of memory");

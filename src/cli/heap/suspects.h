@@ -29,13 +29,15 @@ typedef struct {
 
 #define HP_PRIM_KEY (1ull << 63)
 
-/* Suspects, largest first; `histo` must have retained sizes. Caller frees *out. */
-int hp_suspects_find(const hp_heap *h, const hp_domkids *k, const hp_histo *histo, hp_suspect **out,
-                     size_t *n, hp_error *err);
+/* Suspects, largest first; `histo` must have retained sizes, vertex_rows as
+ * hp_histo_from_graph() gives them. Caller frees *out. */
+int hp_suspects_find(const hp_heap *h, const hp_domkids *k, const hp_histo *histo,
+                     const uint32_t *vertex_rows, hp_suspect **out, size_t *n, hp_error *err);
 /* The class name an hp_accumulated key stands for. */
 void hp_accumulated_name(const hp_heap *h, uint64_t key, char *buf, size_t cap);
-/* Groups the children of obj by class, largest retained first. Caller frees *out. */
-int hp_suspect_accumulates(const hp_heap *h, const hp_domkids *k, uint32_t obj,
-                           hp_accumulated **out, size_t *n, hp_error *err);
+/* Groups the objects obj dominates directly by class, largest retained first.
+ * Caller frees *out. */
+int hp_suspect_accumulates(const hp_heap *h, uint32_t obj, hp_accumulated **out, size_t *n,
+                           hp_error *err);
 
 #endif

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "heap/lookup.h"
+
 uint32_t hp_find_object(const hp_heap *h, const char *what)
 {
     if (!isdigit((unsigned char)what[0])) return HP_NO_OBJECT;
@@ -13,54 +15,45 @@ uint32_t hp_find_object(const hp_heap *h, const char *what)
     return hp_objects_find(&h->g.obj, id);
 }
 
-/* A pass over the dump's sub-records (in file order, releasing its pages as it
- * goes) for the instances and arrays of the class `name`. */
-typedef struct {
-    const hp_heap *h;
-    const char *name;
-    const hp_idmap *class_ids;
-    uint32_t *v, last;
-    size_t n, cap;
-} class_scan;
-
-static int is_of_class(const class_scan *c, const hp_sub *s)
+/* The classof words (hp_graph.classof) of the classes named `name`: several
+ * loaders may define the same name; "int[]" names a primitive array type. */
+static size_t class_words(const hp_heap *h, const char *name, uint32_t *words, size_t cap)
 {
-    if (s->tag == HP_INSTANCE_DUMP || s->tag == HP_OBJ_ARRAY_DUMP)
-        return hp_idmap_get(c->class_ids, s->ref) != NULL;
-    if (s->tag == HP_PRIM_ARRAY_DUMP || s->tag == HP_PRIM_ARRAY_NODATA) {
-        const char *t = hp_type_name(s->elem_type);
-        size_t len = strlen(t);
-        return strncmp(c->name, t, len) == 0 && strcmp(c->name + len, "[]") == 0;
+    size_t n = 0;
+    for (uint8_t t = HP_T_BOOLEAN; t <= HP_T_LONG; t++) {
+        const char *type = hp_type_name(t);
+        size_t len = strlen(type);
+        if (hp_is_prim_type(t) && strncmp(name, type, len) == 0 && strcmp(name + len, "[]") == 0)
+            words[n++] = HP_CLASSOF_PRIM_ARRAY | t;
     }
-    return 0;
-}
-
-static int collect_instance(void *ctx, const hp_sub *s, hp_error *err)
-{
-    class_scan *c = ctx;
-    if (!is_of_class(c, s)) return 0;
-    uint32_t i = hp_objects_find_near(&c->h->g.obj, s->id, c->last + 1);
-    c->last = i;
-    /* Only an object's first sub-record is in the graph. */
-    if (i == HP_NO_OBJECT || c->h->g.obj.offsets[i] != s->offset) return 0;
-    if (c->n == c->cap) {
-        size_t cap = c->cap ? 2 * c->cap : 16;
-        uint32_t *grown = realloc(c->v, cap * sizeof *grown);
-        if (!grown) return hp_fail(err, s->offset, "out of memory");
-        c->v = grown;
-        c->cap = cap;
-    }
-    c->v[c->n++] = i;
-    return 0;
-}
-
-/* Class IDs (several loaders may define the same name) whose Java name is `name`. */
-static int class_ids_named(const hp_heap *h, const char *name, hp_idmap *ids)
-{
-    for (size_t i = 0; i < h->g.classes.n; i++) {
+    for (size_t i = 0; i < h->g.classes.n && n < cap; i++) {
         char buf[512];
         hp_index_class_name(&h->ix, h->g.classes.v[i].id, buf, sizeof buf);
-        if (strcmp(buf, name) == 0 && hp_idmap_put(ids, h->g.classes.v[i].id, 1) < 0) return -1;
+        if (strcmp(buf, name) == 0) words[n++] = HP_CLASSOF_INSTANCE | (uint32_t)i;
+    }
+    return n;
+}
+
+/* All instances of the classes named `name`, in *objs (caller frees). */
+static int class_instances(const hp_heap *h, const char *name, uint32_t **objs, size_t *n)
+{
+    uint32_t words[64];
+    size_t nwords = class_words(h, name, words, 64);
+    *objs = NULL;
+    *n = 0;
+    for (size_t w = 0; w < nwords; w++) {
+        uint32_t *some;
+        size_t k;
+        if (hp_heap_instances(h, words[w], &some, &k) != 0) return -1;
+        uint32_t *all = realloc(*objs, (*n + k + 1) * sizeof *all);
+        if (!all) {
+            free(some);
+            return -1;
+        }
+        memcpy(all + *n, some, k * sizeof *some);
+        free(some);
+        *objs = all;
+        *n += k;
     }
     return 0;
 }
@@ -75,6 +68,24 @@ static int by_retained(const void *a, const void *b)
     return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
 }
 
+enum { FEW = 64 }; /* up to this many of the largest are picked without sorting all */
+
+/* Moves the `max` largest of v (by_retained order) to its front, in order. */
+static void keep_largest(uint32_t *v, size_t *n, size_t max)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < *n; i++) {
+        uint32_t x = v[i];
+        size_t at = kept < max ? kept++ : max;
+        while (at > 0 && by_retained(&x, &v[at - 1]) < 0) {
+            if (at < max) v[at] = v[at - 1];
+            at--;
+        }
+        if (at < max) v[at] = x;
+    }
+    *n = kept;
+}
+
 int hp_find_targets(const hp_heap *h, const char *what, size_t max, uint32_t **objs, size_t *n,
                     hp_error *err)
 {
@@ -87,21 +98,13 @@ int hp_find_targets(const hp_heap *h, const char *what, size_t max, uint32_t **o
         (*objs)[(*n)++] = one;
         return 0;
     }
-    hp_idmap ids = {0};
     free(*objs);
-    *objs = NULL;
-    if (class_ids_named(h, what, &ids) != 0) {
-        hp_idmap_free(&ids);
-        return hp_fail(err, 0, "out of memory");
-    }
-    class_scan c = {h, what, &ids, NULL, 0, 0, 0};
-    int rc = hp_dump_walk(&h->ix, h->dump, collect_instance, &c, err);
-    hp_idmap_free(&ids);
-    *objs = c.v;
-    *n = c.n;
-    if (rc != 0) return -1;
+    if (class_instances(h, what, objs, n) != 0) return hp_fail(err, 0, "out of memory");
     sort_dom = &h->d;
-    if (*n) qsort(*objs, *n, sizeof **objs, by_retained);
+    if (max<FEW && * n> max)
+        keep_largest(*objs, n, max);
+    else if (*n)
+        qsort(*objs, *n, sizeof **objs, by_retained);
     if (*n > max) *n = max;
     return 0;
 }

@@ -5,6 +5,8 @@
 
 #include "histo.h"
 
+enum { RELEASE_EVERY = 1 << 21 }; /* objects between drops of the dump's pages */
+
 enum { K_OTHER, K_STRING, K_ARRAYLIST, K_HASHMAP, K_HASHSET, K_BOX };
 
 typedef struct {
@@ -13,8 +15,10 @@ typedef struct {
                      HashMap size/table, HashSet map, box value; -1 if absent */
 } class_kind;
 
+/* A String by two independent 64-bit hashes of its value (coder, element type,
+ * length and bytes): equal pairs are taken as equal values. */
 typedef struct {
-    uint64_t hash;
+    uint64_t hash, check;
     uint32_t string, array;
 } string_entry;
 
@@ -104,24 +108,26 @@ static uint64_t field_at(const hp_sub *s, int32_t off, unsigned size)
     return hp_value(s->data + off, size);
 }
 
-/* The array an instance's reference field points to: its index and length. */
-static uint32_t array_of(const scan *c, uint64_t id, uint32_t *len)
+/* The array an instance's reference field points to: its index, and its sub-record in *a. */
+static uint32_t array_of(const scan *c, uint64_t id, hp_sub *a)
 {
-    uint32_t a = id ? hp_objects_find(&c->h->g.obj, id) : HP_NO_OBJECT;
-    hp_sub s;
-    *len = 0;
-    if (a == HP_NO_OBJECT) return a;
-    hp_graph_object(&c->h->g, a, &s);
-    if (s.tag != HP_OBJ_ARRAY_DUMP && s.tag != HP_PRIM_ARRAY_DUMP) return HP_NO_OBJECT;
-    *len = s.count;
-    return a;
+    uint32_t i = id ? hp_objects_find(&c->h->g.obj, id) : HP_NO_OBJECT;
+    a->count = 0;
+    if (i == HP_NO_OBJECT) return i;
+    hp_graph_object(&c->h->g, i, a);
+    if (a->tag != HP_OBJ_ARRAY_DUMP && a->tag != HP_PRIM_ARRAY_DUMP) {
+        a->count = 0;
+        return HP_NO_OBJECT;
+    }
+    return i;
 }
 
 static void collection(scan *c, uint32_t obj, const hp_sub *s, const class_kind *k)
 {
-    uint32_t id_size = c->h->ix.f->id_size, len;
+    uint32_t id_size = c->h->ix.f->id_size;
     uint64_t size = field_at(s, k->a, 4);
-    uint32_t arr = array_of(c, field_at(s, k->b, id_size), &len);
+    hp_sub a;
+    uint32_t arr = array_of(c, field_at(s, k->b, id_size), &a), len = a.count;
     if (arr != HP_NO_OBJECT) c->backing[arr >> 3] |= (uint8_t)(1u << (arr & 7));
     if (size == 0) {
         add(c, HP_WASTE_EMPTY_COLLECTIONS, obj, hp_dom_retained(&c->h->d, obj));
@@ -137,13 +143,14 @@ static void collection(scan *c, uint32_t obj, const hp_sub *s, const class_kind 
 
 static int remember_string(scan *c, uint32_t obj, const hp_sub *s, const class_kind *k)
 {
-    uint32_t len, arr = array_of(c, field_at(s, k->a, c->h->ix.f->id_size), &len);
     hp_sub a;
+    uint32_t arr = array_of(c, field_at(s, k->a, c->h->ix.f->id_size), &a);
     if (arr == HP_NO_OBJECT) return 0;
-    hp_graph_object(&c->h->g, arr, &a);
-    uint64_t hash = 1469598103934665603ull ^ field_at(s, k->b, 1);
-    for (uint64_t i = 0; i < a.data_len; i++)
+    uint64_t hash = 1469598103934665603ull ^ field_at(s, k->b, 1), check = a.data_len;
+    for (uint64_t i = 0; i < a.data_len; i++) {
         hash = (hash ^ a.data[i]) * 1099511628211ull;
+        check = ((check << 7 | check >> 57) ^ a.data[i]) * 0x9e3779b97f4a7c15ull;
+    }
     if (c->nstrings == c->cap) {
         size_t cap = c->cap ? c->cap * 2 : 4096;
         string_entry *n = realloc(c->strings, cap * sizeof *n);
@@ -151,7 +158,7 @@ static int remember_string(scan *c, uint32_t obj, const hp_sub *s, const class_k
         c->strings = n;
         c->cap = cap;
     }
-    c->strings[c->nstrings++] = (string_entry){hash ^ a.elem_type, obj, arr};
+    c->strings[c->nstrings++] = (string_entry){hash ^ a.elem_type, check ^ a.elem_type, obj, arr};
     return 0;
 }
 
@@ -196,20 +203,47 @@ static void array(scan *c, uint32_t obj, const hp_sub *s, hp_idmap *empty_seen)
         add(c, HP_WASTE_SPARSE_ARRAYS, obj, (uint64_t)nulls * c->ref);
 }
 
+/* Whether an array may be zero-length or a sparse Object[] (16+ elements), by
+ * its shallow size alone: any element makes an array larger than an empty one. */
+static int array_wanted(const scan *c, uint32_t i, uint32_t kind, uint32_t type)
+{
+    const hp_heap *h = c->h;
+    uint32_t id_size = h->ix.f->id_size, shallow = h->g.shallow[i];
+    unsigned elem = kind == HP_CLASSOF_OBJ_ARRAY ? 0 : hp_type_size((uint8_t)type, 0);
+    if (shallow == UINT32_MAX || shallow == hp_array_bytes(h->g.model, id_size, elem, 0)) return 1;
+    return kind == HP_CLASSOF_OBJ_ARRAY && !(c->backing[i >> 3] >> (i & 7) & 1) &&
+           shallow >= hp_array_bytes(h->g.model, id_size, 0, 16);
+}
+
+/* Whether pass 0 (instances of the known classes) or 1 (arrays) looks at object i. */
+static int wanted(const scan *c, uint32_t i, int pass)
+{
+    uint32_t word = c->h->g.classof[i], kind = HP_CLASSOF_KIND(word), at = HP_CLASSOF_INDEX(word);
+    if (pass == 1)
+        return (kind == HP_CLASSOF_OBJ_ARRAY || kind == HP_CLASSOF_PRIM_ARRAY) &&
+               array_wanted(c, i, kind, at);
+    return kind == HP_CLASSOF_INSTANCE && at < c->h->g.classes.n && c->kinds[at].kind != K_OTHER;
+}
+
 static int passes(scan *c)
 {
-    const hp_graph *g = &c->h->g;
+    const hp_heap *h = c->h;
     hp_idmap empty_seen = {0};
-    for (int pass = 0; pass < 2; pass++) /* instances first: they mark backing arrays */
-        for (uint32_t i = 0; i < g->obj.n; i++) {
+    for (int pass = 0; pass < 2; pass++) { /* instances first: they mark backing arrays */
+        for (uint32_t i = 0; i < h->g.obj.n; i++) {
             hp_sub s;
-            if (!hp_dom_reachable(&c->h->d, i)) continue;
-            hp_graph_object(g, i, &s);
-            int is_array = s.tag == HP_OBJ_ARRAY_DUMP || s.tag == HP_PRIM_ARRAY_DUMP ||
-                           s.tag == HP_PRIM_ARRAY_NODATA;
-            if (pass == 0 && s.tag == HP_INSTANCE_DUMP && instance(c, i, &s) != 0) return -1;
-            if (pass == 1 && is_array) array(c, i, &s, &empty_seen);
+            if (i % RELEASE_EVERY == 0) { /* both are read about in order: keep little of them */
+                hp_release(h->ix.f, 0, h->ix.f->size);
+                hp_heap_release(h, h->store, h->store_len);
+            }
+            if (!wanted(c, i, pass) || !hp_dom_reachable(&h->d, i)) continue;
+            hp_graph_object(&h->g, i, &s);
+            if (pass == 0 && instance(c, i, &s) != 0) return -1;
+            if (pass == 1) array(c, i, &s, &empty_seen);
         }
+    }
+    hp_release(h->ix.f, 0, h->ix.f->size);
+    hp_heap_release(h, h->store, h->store_len);
     hp_idmap_free(&empty_seen);
     return 0;
 }
@@ -218,6 +252,7 @@ static int by_hash(const void *a, const void *b)
 {
     const string_entry *x = a, *y = b;
     if (x->hash != y->hash) return x->hash < y->hash ? -1 : 1;
+    if (x->check != y->check) return x->check < y->check ? -1 : 1;
     return x->array < y->array ? -1 : x->array > y->array;
 }
 
@@ -228,29 +263,42 @@ static int by_bytes(const void *a, const void *b)
     return x->string < y->string ? -1 : x->string > y->string;
 }
 
-static int same_chars(const scan *c, uint32_t a, uint32_t b)
+/* Sorts the strings by hash: spread by the hash's top bits, then each small bucket sorted. */
+static int sort_strings(scan *c)
 {
-    hp_sub x, y;
-    if (a == b) return 1;
-    hp_graph_object(&c->h->g, a, &x);
-    hp_graph_object(&c->h->g, b, &y);
-    return x.elem_type == y.elem_type && x.data_len == y.data_len &&
-           memcmp(x.data, y.data, x.data_len) == 0;
+    enum { BITS = 16 };
+    size_t *start = calloc(((size_t)1 << BITS) + 1, sizeof *start);
+    string_entry *sorted = malloc((c->nstrings + 1) * sizeof *sorted);
+    if (!start || !sorted) {
+        free(start);
+        free(sorted);
+        return -1;
+    }
+    for (size_t i = 0; i < c->nstrings; i++)
+        start[(c->strings[i].hash >> (64 - BITS)) + 1]++;
+    for (size_t b = 1; b <= (size_t)1 << BITS; b++)
+        start[b] += start[b - 1];
+    for (size_t i = 0; i < c->nstrings; i++) /* start[b] ends as bucket b's end */
+        sorted[start[c->strings[i].hash >> (64 - BITS)]++] = c->strings[i];
+    for (size_t b = 0, from = 0; b < (size_t)1 << BITS; from = start[b++])
+        qsort(sorted + from, start[b] - from, sizeof *sorted, by_hash);
+    free(start);
+    free(c->strings);
+    c->strings = sorted;
+    return 0;
 }
 
-/* One run of equal hashes: the copies of one value (a colliding different value is skipped). */
+/* One run of equal hashes: the copies of one value. */
 static int dup_group(scan *c, const string_entry *run, size_t n)
 {
     const hp_graph *g = &c->h->g;
     uint64_t copies = 0, arrays = 0, bytes = 0;
     uint32_t prev = HP_NO_OBJECT;
     for (size_t i = 0; i < n; i++) {
-        if (!same_chars(c, run[0].array, run[i].array)) continue;
         bytes += copies++ ? hp_graph_shallow(g, run[i].string) : 0;
         if (run[i].array != prev) bytes += arrays++ ? hp_graph_shallow(g, run[i].array) : 0;
         prev = run[i].array;
     }
-    if (copies < 2) return 0;
     hp_waste *w = c->w;
     if ((w->ndups & (w->ndups - 1)) == 0) {
         hp_dup_string *d = realloc(w->dups, (w->ndups ? 2 * w->ndups : 1) * sizeof *d);
@@ -266,11 +314,14 @@ static int dup_group(scan *c, const string_entry *run, size_t n)
 
 static int dup_strings(scan *c)
 {
-    if (c->nstrings) qsort(c->strings, c->nstrings, sizeof *c->strings, by_hash);
+    if (sort_strings(c) != 0) return -1;
     for (size_t i = 0, j; i < c->nstrings; i = j) {
-        for (j = i + 1; j < c->nstrings && c->strings[j].hash == c->strings[i].hash; j++)
+        const string_entry *first = &c->strings[i];
+        for (j = i + 1; j < c->nstrings && c->strings[j].hash == first->hash &&
+                        c->strings[j].check == first->check;
+             j++)
             ;
-        if (j - i > 1 && dup_group(c, c->strings + i, j - i) != 0) return -1;
+        if (j - i > 1 && dup_group(c, first, j - i) != 0) return -1;
     }
     if (c->w->ndups) qsort(c->w->dups, c->w->ndups, sizeof *c->w->dups, by_bytes);
     return 0;

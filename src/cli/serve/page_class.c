@@ -3,29 +3,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "heap/lookup.h"
 #include "serve/values.h"
 
 enum { LARGEST = 50 };
 
-/* Whether obj is an instance of class `class_id`, or (prim != 0) a prim array of that type. */
-static int matches(const hp_web *w, uint32_t obj, uint64_t class_id, uint8_t prim)
-{
-    hp_sub s;
-    hp_graph_object(&w->h.g, obj, &s);
-    if (prim)
-        return (s.tag == HP_PRIM_ARRAY_DUMP || s.tag == HP_PRIM_ARRAY_NODATA) &&
-               s.elem_type == prim;
-    return (s.tag == HP_INSTANCE_DUMP || s.tag == HP_OBJ_ARRAY_DUMP) && s.ref == class_id;
-}
-
-static void largest_instances(hp_html *out, const hp_web *w, uint64_t class_id, uint8_t prim)
+/* The class's instances and arrays, or (prim != 0) the primitive arrays of that type. */
+static void largest_instances(hp_html *out, const hp_web *w, uint32_t class_index, uint8_t prim)
 {
     const hp_domtree *d = &w->h.d;
-    uint32_t best[LARGEST];
-    size_t n = 0, total = 0;
-    for (uint32_t i = 0; i < w->h.g.obj.n; i++) {
-        if (!matches(w, i, class_id, prim)) continue;
-        total++;
+    uint32_t best[LARGEST], *objs;
+    size_t n = 0, total;
+    uint32_t word = prim ? HP_CLASSOF_PRIM_ARRAY | prim : HP_CLASSOF_INSTANCE | class_index;
+    if (hp_heap_instances(&w->h, word, &objs, &total) != 0) {
+        out->oom = 1;
+        return;
+    }
+    for (size_t j = 0; j < total; j++) {
+        uint32_t i = objs[j];
         uint64_t r = hp_dom_retained(d, i);
         size_t at = n < LARGEST ? n++ : LARGEST;
         while (at > 0 && hp_dom_retained(d, best[at - 1]) < r) {
@@ -34,6 +29,7 @@ static void largest_instances(hp_html *out, const hp_web *w, uint64_t class_id, 
         }
         if (at < LARGEST) best[at] = i;
     }
+    free(objs);
     hp_html_fmt(out, "<h2>Largest instances</h2><p>%zu of %zu, by retained size.</p>", n, total);
     hp_html_raw(out, "<table><tr><th class=n>Retained</th><th class=n>Shallow</th>"
                      "<th>Object</th></tr>");
@@ -48,8 +44,8 @@ static void largest_instances(hp_html *out, const hp_web *w, uint64_t class_id, 
 
 static void totals(hp_html *out, const hp_web *w, uint64_t class_id, uint8_t prim)
 {
-    for (size_t i = 0; i < w->histo.nrows; i++) {
-        const hp_histo_row *r = &w->histo.rows[i];
+    for (size_t i = 0; i < w->fx->histo.nrows; i++) {
+        const hp_histo_row *r = &w->fx->histo.rows[i];
         if (r->prim_type != prim || (!prim && r->class_id != class_id)) continue;
         hp_html_fmt(out,
                     "<p>%" PRIu64 " instances, %" PRIu64 " shallow bytes, %" PRIu64
@@ -129,7 +125,7 @@ int hp_page_class(const hp_web *w, const hp_query *q, hp_html *out)
     hp_html_raw(out, "</p>");
     totals(out, w, k->id, 0);
     fields(out, w, k);
-    largest_instances(out, w, k->id, 0);
+    largest_instances(out, w, (uint32_t)(k - w->h.g.classes.v), 0);
     hp_web_end(out);
     return 200;
 }

@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "heap/lookup.h"
 #include "serve/web.h"
 
 enum { CHILDREN = 100 };
@@ -37,12 +38,12 @@ int hp_page_dominators(const hp_web *w, const hp_query *q, hp_html *out)
         if (obj == HP_NO_OBJECT) return hp_web_error(out, w, 404, "No such object", q->id);
         vertex = d->pre[obj];
     }
-    uint32_t first = w->kids.start[vertex], end = w->kids.start[vertex + 1];
-    uint32_t *v = malloc(((size_t)(end - first) + 1) * sizeof *v);
-    if (!v) return hp_web_error(out, w, 500, "Out of memory", NULL);
-    size_t n = 0;
-    for (uint32_t i = first; i < end; i++)
-        if (hp_dom_reachable(d, d->vertex[w->kids.child[i]])) v[n++] = w->kids.child[i];
+    uint32_t *v;
+    size_t nkids, n = 0;
+    if (hp_heap_children(&w->h, vertex, &v, &nkids) != 0)
+        return hp_web_error(out, w, 500, "Out of memory", NULL);
+    for (size_t i = 0; i < nkids; i++)
+        if (hp_dom_reachable(d, d->vertex[v[i]])) v[n++] = v[i];
     qsort_r(v, n, sizeof *v, by_retained, (void *)d);
     hp_web_begin(out, w, obj == HP_NO_OBJECT ? "Dominator tree" : "Dominated objects");
     if (obj != HP_NO_OBJECT) {

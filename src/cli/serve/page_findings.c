@@ -17,7 +17,7 @@ static void waste_kinds(hp_html *out, const hp_web *w)
     hp_html_raw(out, "<table><tr><th class=n>Bytes to gain</th><th class=n>Objects</th>"
                      "<th>Kind</th><th>Wasting most</th></tr>");
     for (int k = 0; k < HP_WASTE_KINDS; k++) {
-        const hp_waste_kind *wk = &w->waste.kinds[k];
+        const hp_waste_kind *wk = &w->fx->waste.kinds[k];
         hp_html_fmt(out, "<tr><td class=n>%" PRIu64 "</td><td class=n>%" PRIu64 "</td><td>",
                     wk->bytes, wk->count);
         hp_html_text(out, hp_waste_kind_name(k));
@@ -36,7 +36,7 @@ int hp_page_waste(const hp_web *w, const hp_query *q, hp_html *out)
     (void)q;
     uint64_t total = 0, reachable = w->h.d.retained[0];
     for (int k = 0; k < HP_WASTE_KINDS; k++)
-        total += w->waste.kinds[k].bytes;
+        total += w->fx->waste.kinds[k].bytes;
     hp_web_begin(out, w, "Waste");
     hp_html_fmt(out,
                 "<p>%" PRIu64 " bytes could be saved, %.1f%% of %" PRIu64
@@ -44,12 +44,12 @@ int hp_page_waste(const hp_web *w, const hp_query *q, hp_html *out)
                 total, share(total, reachable), reachable);
     waste_kinds(out, w);
     hp_html_fmt(out, "<h2>Duplicate strings</h2><p>%" PRIu64 " values occur more than once%s.</p>",
-                w->waste.distinct_dups,
-                w->waste.ndups > DUPS_SHOWN ? "; the 50 wasting most shown" : "");
+                w->fx->waste.distinct_dups,
+                w->fx->waste.ndups > DUPS_SHOWN ? "; the 50 wasting most shown" : "");
     hp_html_raw(out, "<table><tr><th class=n>Bytes to gain</th><th class=n>Copies</th>"
                      "<th>Value</th><th>One copy</th></tr>");
-    for (size_t i = 0; i < w->waste.ndups && i < DUPS_SHOWN; i++) {
-        const hp_dup_string *d = &w->waste.dups[i];
+    for (size_t i = 0; i < w->fx->waste.ndups && i < DUPS_SHOWN; i++) {
+        const hp_dup_string *d = &w->fx->waste.dups[i];
         hp_html_fmt(out, "<tr><td class=n>%" PRIu64 "</td><td class=n>%" PRIu64 "</td><td>",
                     d->bytes, d->count);
         hp_web_string(out, w, d->string, 80);
@@ -68,7 +68,7 @@ static void accumulated(hp_html *out, const hp_web *w, uint32_t obj)
     hp_accumulated *v;
     size_t n;
     hp_error e;
-    if (hp_suspect_accumulates(&w->h, &w->kids, obj, &v, &n, &e) != 0) return;
+    if (hp_suspect_accumulates(&w->h, obj, &v, &n, &e) != 0) return;
     if (n == 0) {
         hp_html_raw(out, "<p>(no other objects)</p>");
         free(v);
@@ -122,9 +122,9 @@ int hp_page_suspects(const hp_web *w, const hp_query *q, hp_html *out)
     hp_html_fmt(out,
                 "<p>Objects and classes retaining 10%% or more of the %" PRIu64
                 " reachable bytes: %zu.</p>",
-                w->h.d.retained[0], w->nsuspects);
-    for (size_t i = 0; i < w->nsuspects; i++)
-        suspect(out, w, &w->suspects[i], i);
+                w->h.d.retained[0], w->fx->nsuspects);
+    for (size_t i = 0; i < w->fx->nsuspects; i++)
+        suspect(out, w, &w->fx->suspects[i], i);
     hp_web_end(out);
     return 200;
 }

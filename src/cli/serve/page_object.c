@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "heap/lookup.h"
 #include "serve/values.h"
 
 enum { SHOWN = 200 };
@@ -67,19 +68,25 @@ static void contents(hp_html *out, const hp_web *w, const hp_sub *s)
 
 static void referrers(hp_html *out, const hp_web *w, uint32_t obj)
 {
-    uint32_t first = w->pred_start[obj], end = w->pred_start[obj + 1];
-    hp_html_fmt(out, "<h2>Referrers</h2><p>%" PRIu32 " references to this object%s.</p><table>",
-                end - first, end - first > SHOWN ? "; the first 200 shown" : "");
-    for (uint32_t i = first; i < end && i < first + SHOWN; i++) {
+    uint32_t *src;
+    size_t n, total;
+    if (hp_heap_referrers(&w->h, obj, SHOWN, &src, &n, &total) != 0) {
+        out->oom = 1;
+        return;
+    }
+    hp_html_fmt(out, "<h2>Referrers</h2><p>%zu references to this object%s.</p><table>", total,
+                total > SHOWN ? "; the first 200 shown" : "");
+    for (size_t i = 0; i < n; i++) {
         char via[300];
-        hp_graph_edge_name(&w->h.g, w->preds[i], obj, via, sizeof via);
+        hp_graph_edge_name(&w->h.g, src[i], obj, via, sizeof via);
         hp_html_raw(out, "<tr><td>");
-        hp_web_object_link(out, w, w->preds[i]);
+        hp_web_object_link(out, w, src[i]);
         hp_html_raw(out, "</td><td><code>");
         hp_html_text(out, via);
         hp_html_raw(out, "</code></td></tr>");
     }
     hp_html_raw(out, "</table>");
+    free(src);
 }
 
 static void summary(hp_html *out, const hp_web *w, uint32_t obj, const hp_sub *s)

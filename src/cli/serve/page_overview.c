@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "heap/lookup.h"
 #include "serve/web.h"
 
 static void class_link(hp_html *out, const hp_web *w, const hp_histo_row *row)
@@ -32,11 +33,11 @@ static int by_column(const void *a, const void *b, void *ctx)
 /* Histogram rows sorted by `key` ("retained", "shallow", "count"); caller frees. */
 static const hp_histo_row **sorted_rows(const hp_web *w, const char *key)
 {
-    const hp_histo_row **v = malloc((w->histo.nrows + 1) * sizeof *v);
+    const hp_histo_row **v = malloc((w->fx->histo.nrows + 1) * sizeof *v);
     if (!v) return NULL;
-    for (size_t i = 0; i < w->histo.nrows; i++)
-        v[i] = &w->histo.rows[i];
-    qsort_r(v, w->histo.nrows, sizeof *v, by_column, (void *)key);
+    for (size_t i = 0; i < w->fx->histo.nrows; i++)
+        v[i] = &w->fx->histo.rows[i];
+    qsort_r(v, w->fx->histo.nrows, sizeof *v, by_column, (void *)key);
     return v;
 }
 
@@ -51,7 +52,7 @@ static void histo_table(hp_html *out, const hp_web *w, const char *key, size_t l
                      "<th class=n><a href=\"/histo?sort=shallow\">Shallow bytes</a></th>"
                      "<th class=n><a href=\"/histo?sort=retained\">Retained bytes</a></th>"
                      "<th>Class</th></tr>");
-    for (size_t i = 0; i < w->histo.nrows && i < limit; i++) {
+    for (size_t i = 0; i < w->fx->histo.nrows && i < limit; i++) {
         hp_html_fmt(out,
                     "<tr><td class=n>%" PRIu64 "</td><td class=n>%" PRIu64
                     "</td><td class=n>%" PRIu64 "</td><td>",
@@ -70,7 +71,7 @@ int hp_page_histo(const hp_web *w, const hp_query *q, hp_html *out)
         return hp_web_error(out, w, 400, "Unknown sort key", key);
     hp_web_begin(out, w, "Class histogram");
     hp_html_fmt(out, "<p>%zu classes, %" PRIu64 " objects, %" PRIu64 " bytes; sorted by ",
-                w->histo.nrows, w->histo.instances, w->histo.bytes);
+                w->fx->histo.nrows, w->fx->histo.instances, w->fx->histo.bytes);
     hp_html_text(out, key);
     hp_html_raw(out, ".</p>");
     histo_table(out, w, key, SIZE_MAX);
@@ -93,14 +94,17 @@ int hp_page_overview(const hp_web *w, const hp_query *q, hp_html *out)
                 "<tr><td>Shallow bytes</td><td class=n>%" PRIu64 "</td></tr>"
                 "<tr><td>Reachable bytes</td><td class=n>%" PRIu64 "</td></tr></table>",
                 w->h.dump + 1, w->h.ix.ndumps, g->obj.n, g->nedges, g->nroots, g->classes.n,
-                w->histo.bytes, d->retained[0]);
+                w->fx->histo.bytes, d->retained[0]);
     hp_html_raw(out, "<h2>Largest retainers</h2><table><tr><th class=n>Retained</th>"
                      "<th>Object</th></tr>");
-    uint32_t first = w->kids.start[0], end = w->kids.start[1];
-    uint32_t best[10];
-    size_t nbest = 0;
-    for (uint32_t i = first; i < end; i++) { /* the 10 largest children of the root */
-        uint32_t c = w->kids.child[i];
+    uint32_t best[10], *kids;
+    size_t nbest = 0, nkids;
+    if (hp_heap_children(&w->h, 0, &kids, &nkids) != 0) {
+        out->oom = 1;
+        return 500;
+    }
+    for (size_t i = 0; i < nkids; i++) { /* the 10 largest children of the root */
+        uint32_t c = kids[i];
         size_t at = nbest < 10 ? nbest++ : 10;
         while (at > 0 && d->retained[best[at - 1]] < d->retained[c]) {
             if (at < 10) best[at] = best[at - 1];
@@ -108,6 +112,7 @@ int hp_page_overview(const hp_web *w, const hp_query *q, hp_html *out)
         }
         if (at < 10) best[at] = c;
     }
+    free(kids);
     for (size_t i = 0; i < nbest; i++) {
         hp_html_fmt(out, "<tr><td class=n>%" PRIu64 "</td><td>", d->retained[best[i]]);
         hp_web_object_link(out, w, d->vertex[best[i]]);

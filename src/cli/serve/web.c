@@ -4,43 +4,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "heap/histo_retained.h"
 #include "heap/targets.h"
 
 int hp_web_open(hp_web *w, const hp_file *f, const hp_opts *o, FILE *err)
 {
-    hp_error e = {0};
     memset(w, 0, sizeof *w);
     w->name = f->path;
     int rc = hp_heap_open(&w->h, f, o, HP_HEAP_DOMINATORS, err);
-    if (rc != HP_EXIT_OK) return rc;
-    if (hp_domkids_build(&w->kids, &w->h.d, &e) != 0 ||
-        hp_paths_build(&w->paths, &w->h.g, 0, &e) != 0 ||
-        hp_histo_build(&w->histo, &w->h.ix, w->h.dump, o->model, &e) != 0 ||
-        hp_histo_add_retained(&w->histo, &w->h, &e) != 0 ||
-        hp_waste_find(&w->waste, &w->h, &e) != 0 ||
-        hp_suspects_find(&w->h, &w->kids, &w->histo, &w->suspects, &w->nsuspects, &e) != 0) {
-        hp_report(err, f, &e);
-        hp_web_close(w);
-        return HP_EXIT_MALFORMED;
-    }
-    if (hp_graph_preds(&w->h.g, &w->pred_start, &w->preds) != 0) {
-        fprintf(err, "hprof: error: %s: out of memory\n", f->path);
-        hp_web_close(w);
-        return HP_EXIT_MALFORMED;
-    }
-    return HP_EXIT_OK;
+    if (rc == HP_EXIT_OK) w->fx = w->h.fx;
+    return rc;
 }
 
 void hp_web_close(hp_web *w)
 {
-    hp_domkids_free(&w->kids);
-    hp_paths_free(&w->paths);
-    hp_histo_free(&w->histo);
-    hp_waste_free(&w->waste);
-    free(w->suspects);
-    free(w->pred_start);
-    free(w->preds);
     hp_heap_close(&w->h);
     memset(w, 0, sizeof *w);
 }
@@ -115,7 +91,7 @@ void hp_web_object_link(hp_html *out, const hp_web *w, uint32_t obj)
 void hp_web_path(hp_html *out, const hp_web *w, uint32_t obj)
 {
     uint32_t *chain;
-    size_t len = hp_paths_chain(&w->paths, obj, &chain);
+    size_t len = hp_paths_chain(&w->fx->paths, obj, &chain);
     if (len == 0) hp_html_raw(out, "<p>No path from a GC root.</p>");
     hp_html_raw(out, "<ol class=path>");
     for (size_t i = 0; i < len; i++) {

@@ -1,28 +1,21 @@
 /*
- * The pages of `hprof serve`, independent of the HTTP server: everything is
- * computed once when the dump is opened, then each request only reads it, so
- * pages are cheap and requests cannot change the state.
+ * The pages of `hprof serve`, independent of the HTTP server: the dump is
+ * opened with its findings (from the on-disk index after the first time),
+ * then each request only reads that state, looking up what one page needs
+ * (referrers, dominated objects, a class's instances) by a scan
+ * (heap/lookup.h), so requests cannot change the state.
  */
 #ifndef HPROF_CLI_SERVE_WEB_H
 #define HPROF_CLI_SERVE_WEB_H
 
+#include "heap/findings.h"
 #include "heap/heap.h"
-#include "heap/paths.h"
-#include "heap/suspects.h"
-#include "heap/waste.h"
-#include "histo.h"
 #include "serve/html.h"
 
 typedef struct {
     hp_heap h;
-    hp_domkids kids;
-    hp_paths paths;               /* all references, referents included */
-    uint32_t *pred_start, *preds; /* referrers in CSR form */
-    hp_histo histo;               /* with retained sizes */
-    hp_waste waste;
-    hp_suspect *suspects; /* largest first */
-    size_t nsuspects;
-    const char *name; /* the dump's path, shown in titles */
+    const hp_findings *fx; /* h's: paths, histogram, waste, suspects */
+    const char *name;      /* the dump's path, shown in titles */
 } hp_web;
 
 /* Query parameters a page may use; NULL when absent. */
