@@ -92,7 +92,7 @@ void hp_print_sites(FILE *out, const hp_index *ix, const hp_record *r, const hp_
     char when[64];
     hp_record_ctime(ix->f, r->time, when);
     fprintf(out, "SITES BEGIN (ordered by %s) %s",
-            o->sites.flags & 0x2 ? "allocated bytes" : "live bytes", when);
+            o->sites.flags & HP_SITES_BY_ALLOC ? "allocated bytes" : "live bytes", when);
     fputs("          percent          live          alloc'ed  stack class\n"
           " rank   self  accum     bytes objs     bytes  objs trace name\n",
           out);

@@ -3,13 +3,14 @@
 
 #include "ascii.h"
 #include "cli.h"
+#include "format/hprof_format.h"
 
 /* The file header of §3.1 minus the agent's prelude text, which is not in the binary. */
 static void header(FILE *out, const hp_file *f)
 {
     char when[64];
     hp_record_ctime(f, 0, when);
-    fprintf(out, "JAVA PROFILE 1.0.1, created %s\n--------\n\n", when);
+    fprintf(out, HP_ASCII_HEADER "%s\n--------\n\n", when);
 }
 
 int hp_cmd_text(const hp_file *f, const hp_opts *opts, FILE *out, FILE *err)

@@ -39,7 +39,7 @@ uint64_t hp_value(const uint8_t *p, unsigned size)
 
 static int parse_header(hp_file *f, hp_error *err)
 {
-    static const char magic[] = "JAVA PROFILE 1.0.";
+    static const char magic[] = HP_VERSION_PREFIX;
     const uint8_t *nul =
         memchr(f->base, 0, f->size < sizeof f->version ? f->size : sizeof f->version);
     if (hp_is_gzip(f->base, f->size))
@@ -49,16 +49,15 @@ static int parse_header(hp_file *f, hp_error *err)
     if (!nul) return hp_fail(err, 0, "header string not NUL-terminated");
     size_t vlen = (size_t)(nul - f->base);
     memcpy(f->version, f->base, vlen + 1);
-    if (strcmp(f->version, "JAVA PROFILE 1.0.1") != 0 &&
-        strcmp(f->version, "JAVA PROFILE 1.0.2") != 0)
+    if (strcmp(f->version, HP_VERSION_1_0_1) != 0 && strcmp(f->version, HP_VERSION_1_0_2) != 0)
         return hp_fail(err, 0, "unsupported format version \"%s\"", f->version);
     uint64_t pos = vlen + 1;
-    if (f->size - pos < 12) return hp_fail(err, pos, "truncated header");
+    if (f->size - pos < HP_HEADER_TAIL_SIZE) return hp_fail(err, pos, "truncated header");
     f->id_size = hp_be32(f->base + pos);
-    if (f->id_size != 4 && f->id_size != 8)
+    if (!hp_id_size_valid(f->id_size))
         return hp_fail(err, pos, "bad ID size %u (must be 4 or 8)", f->id_size);
     f->timestamp_ms = hp_be64(f->base + pos + 4);
-    f->first_record = pos + 12;
+    f->first_record = pos + HP_HEADER_TAIL_SIZE;
     return 0;
 }
 
@@ -142,20 +141,21 @@ int hp_next_record(const hp_file *f, uint64_t *pos, hp_record *r, hp_error *err)
 {
     uint64_t at = *pos;
     if (at == f->size) return 0;
-    if (f->size - at < 9)
-        return hp_fail(err, at, "file cut short: truncated record header (%llu bytes left, need 9)",
-                       (unsigned long long)(f->size - at));
+    if (f->size - at < HP_RECORD_HEADER_SIZE)
+        return hp_fail(err, at,
+                       "file cut short: truncated record header (%llu bytes left, need %d)",
+                       (unsigned long long)(f->size - at), HP_RECORD_HEADER_SIZE);
     const uint8_t *p = f->base + at;
     r->tag = p[0];
     r->time = hp_be32(p + 1);
     r->length = hp_be32(p + 5);
     r->offset = at;
-    r->body = p + 9;
-    if (f->size - at - 9 < r->length)
+    r->body = p + HP_RECORD_HEADER_SIZE;
+    if (f->size - at - HP_RECORD_HEADER_SIZE < r->length)
         return hp_fail(err, at,
                        "file cut short: record length %u runs past end of file (%llu bytes left)",
-                       r->length, (unsigned long long)(f->size - at - 9));
-    *pos = at + 9 + r->length;
+                       r->length, (unsigned long long)(f->size - at - HP_RECORD_HEADER_SIZE));
+    *pos = at + HP_RECORD_HEADER_SIZE + r->length;
     return 1;
 }
 
@@ -187,7 +187,7 @@ int hp_parse_record(const hp_file *f, const hp_record *r, hp_rec *o, hp_error *e
         o->utf8.len = r->length - id;
         return 0;
     case HP_LOAD_CLASS:
-        if (expect_len(r, 8 + 2 * id, err)) return -1;
+        if (expect_len(r, hp_load_class_size(id), err)) return -1;
         o->load_class.serial = hp_be32(b);
         o->load_class.class_id = hp_id(f, b + 4);
         o->load_class.trace = hp_be32(b + 4 + id);
@@ -195,11 +195,11 @@ int hp_parse_record(const hp_file *f, const hp_record *r, hp_rec *o, hp_error *e
         return 0;
     case HP_UNLOAD_CLASS:
     case HP_END_THREAD:
-        if (expect_len(r, 4, err)) return -1;
+        if (expect_len(r, HP_SERIAL_RECORD_SIZE, err)) return -1;
         o->serial.serial = hp_be32(b);
         return 0;
     case HP_FRAME:
-        if (expect_len(r, 8 + 4 * id, err)) return -1;
+        if (expect_len(r, hp_frame_size(id), err)) return -1;
         o->frame.id = hp_id(f, b);
         o->frame.method_id = hp_id(f, b + id);
         o->frame.sig_id = hp_id(f, b + 2 * id);
@@ -208,14 +208,14 @@ int hp_parse_record(const hp_file *f, const hp_record *r, hp_rec *o, hp_error *e
         o->frame.line = (int32_t)hp_be32(b + 4 * id + 4);
         return 0;
     case HP_TRACE:
-        if (expect_min(r, 12, err)) return -1;
+        if (expect_min(r, HP_TRACE_FIXED_SIZE, err)) return -1;
         o->trace.serial = hp_be32(b);
         o->trace.thread = hp_be32(b + 4);
         o->trace.nframes = hp_be32(b + 8);
-        o->trace.frames = b + 12;
-        return expect_len(r, 12 + (uint64_t)o->trace.nframes * id, err);
+        o->trace.frames = b + HP_TRACE_FIXED_SIZE;
+        return expect_len(r, HP_TRACE_FIXED_SIZE + (uint64_t)o->trace.nframes * id, err);
     case HP_ALLOC_SITES:
-        if (expect_min(r, 34, err)) return -1;
+        if (expect_min(r, HP_ALLOC_SITES_FIXED_SIZE, err)) return -1;
         o->sites.flags = hp_be16(b);
         o->sites.cutoff = hp_be32(b + 2);
         o->sites.live_bytes = hp_be32(b + 6);
@@ -223,17 +223,18 @@ int hp_parse_record(const hp_file *f, const hp_record *r, hp_rec *o, hp_error *e
         o->sites.alloc_bytes = hp_be64(b + 14);
         o->sites.alloc_instances = hp_be64(b + 22);
         o->sites.nsites = hp_be32(b + 30);
-        o->sites.sites = b + 34;
-        return expect_len(r, 34 + (uint64_t)o->sites.nsites * 25, err);
+        o->sites.sites = b + HP_ALLOC_SITES_FIXED_SIZE;
+        return expect_len(
+            r, HP_ALLOC_SITES_FIXED_SIZE + (uint64_t)o->sites.nsites * HP_ALLOC_SITE_SIZE, err);
     case HP_HEAP_SUMMARY:
-        if (expect_len(r, 24, err)) return -1;
+        if (expect_len(r, HP_HEAP_SUMMARY_SIZE, err)) return -1;
         o->summary.live_bytes = hp_be32(b);
         o->summary.live_instances = hp_be32(b + 4);
         o->summary.alloc_bytes = hp_be64(b + 8);
         o->summary.alloc_instances = hp_be64(b + 16);
         return 0;
     case HP_START_THREAD:
-        if (expect_len(r, 8 + 4 * id, err)) return -1;
+        if (expect_len(r, hp_start_thread_size(id), err)) return -1;
         o->thread.serial = hp_be32(b);
         o->thread.object_id = hp_id(f, b + 4);
         o->thread.trace = hp_be32(b + 4 + id);
@@ -242,13 +243,14 @@ int hp_parse_record(const hp_file *f, const hp_record *r, hp_rec *o, hp_error *e
         o->thread.parent_id = hp_id(f, b + 8 + 3 * id);
         return 0;
     case HP_CPU_SAMPLES:
-        if (expect_min(r, 8, err)) return -1;
+        if (expect_min(r, HP_CPU_SAMPLES_FIXED_SIZE, err)) return -1;
         o->samples.total = hp_be32(b);
         o->samples.ntraces = hp_be32(b + 4);
-        o->samples.traces = b + 8;
-        return expect_len(r, 8 + (uint64_t)o->samples.ntraces * 8, err);
+        o->samples.traces = b + HP_CPU_SAMPLES_FIXED_SIZE;
+        return expect_len(
+            r, HP_CPU_SAMPLES_FIXED_SIZE + (uint64_t)o->samples.ntraces * HP_CPU_SAMPLE_SIZE, err);
     case HP_CONTROL_SETTINGS:
-        if (expect_len(r, 6, err)) return -1;
+        if (expect_len(r, HP_CONTROL_SETTINGS_SIZE, err)) return -1;
         o->control.flags = hp_be32(b);
         o->control.depth = hp_be16(b + 4);
         return 0;
@@ -269,7 +271,7 @@ uint64_t hp_trace_frame(const hp_file *f, const hp_rec *t, uint32_t i)
 
 void hp_site_at(const hp_rec *s, uint32_t i, hp_site *o)
 {
-    const uint8_t *p = s->sites.sites + (uint64_t)i * 25;
+    const uint8_t *p = s->sites.sites + (uint64_t)i * HP_ALLOC_SITE_SIZE;
     o->array_type = p[0];
     o->class_serial = hp_be32(p + 1);
     o->trace = hp_be32(p + 5);
@@ -281,7 +283,7 @@ void hp_site_at(const hp_rec *s, uint32_t i, hp_site *o)
 
 void hp_sample_at(const hp_rec *s, uint32_t i, uint32_t *count, uint32_t *trace)
 {
-    const uint8_t *p = s->samples.traces + (uint64_t)i * 8;
+    const uint8_t *p = s->samples.traces + (uint64_t)i * HP_CPU_SAMPLE_SIZE;
     *count = hp_be32(p);
     *trace = hp_be32(p + 4);
 }

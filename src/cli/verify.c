@@ -59,7 +59,7 @@ static int check_records(hp_verifier *v, uint64_t *nrecords)
             open_at = UINT64_MAX;
             break;
         case HP_HEAP_DUMP_SEGMENT:
-            if (strcmp(f->version, "JAVA PROFILE 1.0.1") == 0)
+            if (strcmp(f->version, HP_VERSION_1_0_1) == 0)
                 hp_verr(v, r.offset, "HEAP DUMP SEGMENT in a JAVA PROFILE 1.0.1 file");
             if (open_at == UINT64_MAX) open_at = r.offset;
             break;

@@ -29,24 +29,8 @@ static void test_names(void **state)
     expect("", "");
 }
 
-static void test_basic_types(void **state)
-{
-    (void)state;
-    const char *sigs = "L[ZCFDBSIJ";
-    const int types[] = {2, 2, 4, 5, 6, 7, 8, 9, 10, 11};
-    const int sizes[] = {8, 8, 1, 2, 4, 8, 1, 2, 4, 8};
-    for (int i = 0; sigs[i]; i++) {
-        assert_int_equal(hp_basic_type(sigs[i]), types[i]);
-        assert_int_equal(hp_basic_type_size(types[i], 8), sizes[i]);
-    }
-    assert_int_equal(hp_basic_type('V'), 0);
-    assert_int_equal(hp_basic_type_size(2, 4), 4);
-    assert_int_equal(hp_basic_type_size(3, 8), 0);
-}
-
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_names),
-                                       cmocka_unit_test(test_basic_types)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_names)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

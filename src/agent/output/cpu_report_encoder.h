@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum hp_cpu_report_kind { HP_CPU_SAMPLES, HP_CPU_TIME };
+enum hp_cpu_report_kind { HP_CPU_REPORT_SAMPLES, HP_CPU_REPORT_TIME };
 
 struct hp_cpu_row {
     uint32_t trace;

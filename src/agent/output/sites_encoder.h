@@ -5,6 +5,8 @@
 #ifndef HPROF_SITES_ENCODER_H
 #define HPROF_SITES_ENCODER_H
 
+#include "format/hprof_format.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -13,14 +15,9 @@ struct hp_sites_row {
     uint64_t live_bytes, live_objs, alloc_bytes, alloc_objs;
 };
 
-/* Flags of an ALLOC SITES request (net=), written in the binary record. */
-#define HP_SITES_INCREMENTAL 0x1 /* only sites changed since the last sites report */
-#define HP_SITES_BY_ALLOC 0x2    /* rows by allocated bytes, not live bytes */
-#define HP_SITES_FORCE_GC 0x4    /* collect first (live counts always do) */
-
 struct hp_sites_report {
     float cutoff;   /* the cutoff ratio applied to the rows */
-    uint16_t flags; /* HP_SITES_*; 0 at dumps */
+    uint16_t flags; /* HP_SITES_* (ALLOC SITES flags); 0 at dumps */
     uint64_t live_bytes, live_objs, alloc_bytes, alloc_objs; /* over all sites */
     size_t n_rows;
     const struct hp_sites_row *rows; /* by live (or allocated) bytes, descending */

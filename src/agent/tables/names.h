@@ -8,10 +8,4 @@
  * Returns a malloc'ed string; NULL only when out of memory. */
 char *hp_sig_to_name(const char *sig);
 
-/* Basic type code of the format (2 object, 4 boolean ... 11 long) for a
- * field signature's first character; 0 if not a valid type. */
-int hp_basic_type(char sig0);
-/* Size in bytes of a value of that basic type, with `id_size` for objects. */
-int hp_basic_type_size(int type, int id_size);
-
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "format/hprof_format.h"
 #include "profile/ascii_lines.h"
 #include "profile/load.h"
 
@@ -345,7 +346,7 @@ static int header(areader *r, hp_error *err)
         r->pending = 1;
         return 0;
     }
-    static const char magic[] = "JAVA PROFILE 1.0.1, created ";
+    static const char magic[] = HP_ASCII_HEADER;
     if (!hp_line_starts(&r->c, magic))
         return fail(r, err, "not an hprof profile (no \"JAVA PROFILE 1.0.1, created\" header)");
     time_t t = parse_ctime(r->c.line + sizeof magic - 1, r->c.len - (sizeof magic - 1));

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "format/hprof_format.h"
 #include "gunzip.h"
 
 static void set_init(hp_profile_set *set, int format, int want)
@@ -33,8 +34,7 @@ static int has_prefix(const uint8_t *buf, size_t len, const char *s)
 int hp_profile_load_mem(hp_profile_set *set, const char *name, const uint8_t *buf, size_t len,
                         int want, hp_error *err)
 {
-    int binary =
-        has_prefix(buf, len, "JAVA PROFILE 1.0.1") || has_prefix(buf, len, "JAVA PROFILE 1.0.2");
+    int binary = has_prefix(buf, len, HP_VERSION_1_0_1) || has_prefix(buf, len, HP_VERSION_1_0_2);
     set_init(set, binary ? HP_PFMT_BINARY : HP_PFMT_ASCII, want);
     int rc;
     if (binary) {

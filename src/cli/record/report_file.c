@@ -1,3 +1,4 @@
+#include "format/hprof_format.h"
 #include "record/record.h"
 
 #include <errno.h>
@@ -50,7 +51,8 @@ void hp_record_print_heads(FILE *out, const char *path, int lines)
     FILE *f = fopen(path, "r");
     if (f == NULL) return;
     char line[1024];
-    bool ascii = fgets(line, sizeof line, f) && strncmp(line, "JAVA PROFILE 1.0.1", 18) == 0;
+    bool ascii = fgets(line, sizeof line, f) &&
+                 strncmp(line, HP_VERSION_1_0_1, strlen(HP_VERSION_1_0_1)) == 0;
     bool records = false; /* past the prelude's "--------" */
     int left = 0;
     while (ascii && fgets(line, sizeof line, f)) {

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "format/hprof_format.h"
 #include "render/merge.h"
 
 static void put_ctime(FILE *out, uint64_t ms)
@@ -136,7 +137,7 @@ static void header(FILE *out, const hp_profile_set *set)
     uint64_t start = 0;
     for (int k = 0; k < HP_PK_NKINDS; k++)
         if (set->present[k] && !start) start = set->kinds[k].start_ms;
-    fputs("JAVA PROFILE 1.0.1, created ", out);
+    fputs(HP_ASCII_HEADER, out);
     put_ctime(out, start);
     fputs("\nWritten by hprof merge: the inputs' traces and frames renumbered, their counts "
           "summed.\n\n--------\n\n",

@@ -7,7 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/hprof_format.h"
 #include "render/merge.h"
+
+/* IDs are written as u8. */
+enum { ID_SIZE = 8 };
 
 typedef struct {
     FILE *out;
@@ -41,7 +45,7 @@ static uint64_t name(writer *w, const char *s, size_t n)
     uint32_t before = w->names.nstrings, id = hp_profile_string(&w->names, s, n);
     if (id == UINT32_MAX || id == 0) return id == 0 ? 0 : UINT64_MAX;
     if (id >= before) {
-        record(w->out, 0x01, 8 + n);
+        record(w->out, HP_UTF8, ID_SIZE + n);
         u8(w->out, id);
         fwrite(s, 1, n, w->out);
     }
@@ -56,7 +60,7 @@ static uint64_t class_serial(writer *w, const char *s, size_t n)
     int rc = hp_idmap_put(&w->loaded, id, 1);
     if (rc < 0) return UINT64_MAX;
     if (rc == 1) {
-        record(w->out, 0x02, 8 + 2 * 8);
+        record(w->out, HP_LOAD_CLASS, hp_load_class_size(ID_SIZE));
         u4(w->out, id);
         u8(w->out, id); /* class object ID */
         u4(w->out, 0);
@@ -94,7 +98,7 @@ static int frames(writer *w, const hp_profile *p, int kind)
                            name(w, source, strlen(source))};
         for (int j = 0; j < 4; j++)
             if (ids[j] == UINT64_MAX) return -1;
-        record(w->out, 0x04, 4 * 8 + 8);
+        record(w->out, HP_FRAME, hp_frame_size(ID_SIZE));
         u8(w->out, frame_id(kind, i));
         u8(w->out, ids[1]);
         u8(w->out, ids[2]);
@@ -120,7 +124,7 @@ static int threads(writer *w, const hp_profile_set *set)
                 rc = -1;
                 break;
             }
-            record(w->out, 0x0A, 4 + 8 + 4 + 3 * 8);
+            record(w->out, HP_START_THREAD, hp_start_thread_size(ID_SIZE));
             u4(w->out, p->thread_names.keys[i]);
             u8(w->out, p->thread_names.keys[i]); /* thread object ID */
             u4(w->out, 0);
@@ -143,7 +147,7 @@ static void traces(writer *w, const hp_profile_set *set, int kind, const uint32_
         uint32_t first = kind == HP_PK_SITES, count = 0;
         for (uint32_t i = first; i < st->depth; i++)
             count += (uint32_t)in_trace(p, fr[i]);
-        record(w->out, 0x05, 12 + (uint64_t)count * 8);
+        record(w->out, HP_TRACE, HP_TRACE_FIXED_SIZE + (uint64_t)count * ID_SIZE);
         u4(w->out, hp_merge_trace(set, kind, rows[r]));
         u4(w->out, st->thread);
         u4(w->out, count);
@@ -158,7 +162,7 @@ static int samples(writer *w, const hp_profile_set *set)
     uint32_t n, *rows = hp_merge_rows(p, 0, &n);
     if (!rows) return -1;
     traces(w, set, HP_PK_SAMPLES, rows, n);
-    record(w->out, 0x0D, 8 + (uint64_t)n * 8);
+    record(w->out, HP_CPU_SAMPLES, HP_CPU_SAMPLES_FIXED_SIZE + (uint64_t)n * HP_CPU_SAMPLE_SIZE);
     u4(w->out, p->total[0]);
     u4(w->out, n);
     for (uint32_t r = 0; r < n; r++) {
@@ -188,7 +192,7 @@ static int sites(writer *w, const hp_profile_set *set)
         }
     }
     traces(w, set, HP_PK_SITES, rows, n);
-    record(w->out, 0x06, 34 + (uint64_t)n * 25);
+    record(w->out, HP_ALLOC_SITES, HP_ALLOC_SITES_FIXED_SIZE + (uint64_t)n * HP_ALLOC_SITE_SIZE);
     fputc(0, w->out); /* u2 flags */
     fputc(0, w->out);
     u4(w->out, 0); /* cutoff */
@@ -219,8 +223,8 @@ int hp_write_binary(FILE *out, const hp_profile_set *set, hp_error *err)
     writer w = {.out = out};
     hp_profile_init(&w.names, HP_PK_SAMPLES, HP_PFMT_BINARY);
     uint64_t start = set->kinds[set->present[HP_PK_SAMPLES] ? HP_PK_SAMPLES : HP_PK_SITES].start_ms;
-    fwrite("JAVA PROFILE 1.0.2", 1, 19, out); /* with its NUL */
-    u4(out, 8);
+    fwrite(HP_VERSION_1_0_2, 1, sizeof HP_VERSION_1_0_2, out); /* with its NUL */
+    u4(out, ID_SIZE);
     u8(out, start);
     int rc = threads(&w, set);
     for (int k = 0; k < HP_PK_NKINDS && rc == 0; k++)

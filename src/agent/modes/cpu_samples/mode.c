@@ -151,7 +151,7 @@ static void report(jvmtiEnv *jvmti, JNIEnv *jni, double cutoff)
     size_t n = 0;
     uint64_t total = 0;
     struct hp_cpu_row *rows = hp_cpu_counts_snapshot(&n, &total);
-    struct hp_cpu_report report = {HP_CPU_SAMPLES, total, rows,
+    struct hp_cpu_report report = {HP_CPU_REPORT_SAMPLES, total, rows,
                                    rows ? listed(rows, n, total, cutoff) : 0};
     const struct hp_cpu_report_encoder *enc =
         hp_output_binary() ? &hp_binary_cpu_report : &hp_ascii_cpu_report;

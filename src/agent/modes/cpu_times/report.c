@@ -48,7 +48,7 @@ void hp_ct_report_times(struct hp_ct_row *rows, size_t n)
         if (rows[i].count == 0) continue;
         out[k++] = (struct hp_cpu_row){rows[i].trace, rows[i].count, ms(rows[i].self_ns)};
     }
-    struct hp_cpu_report r = {HP_CPU_TIME, total_ms, out, k};
+    struct hp_cpu_report r = {HP_CPU_REPORT_TIME, total_ms, out, k};
     hp_out_lock();
     for (size_t i = 0; i < k; i++)
         hp_trace_write(out[i].trace);

@@ -5,6 +5,7 @@
 #include "agent/output/binary/record.h"
 #include "agent/tables/names.h"
 #include "agent/tables/objid.h"
+#include "format/hprof_format.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +17,6 @@
 #include <unistd.h>
 
 #define BUF_SIZE ((size_t)4 << 20)
-#define HEADER_SIZE 31 /* "JAVA PROFILE 1.0.2\0", ID size, time */
 /* The dumped-object bitmap: one bit per 8-byte-aligned address, allocated
  * per MiB of addresses that holds objects. */
 #define BLOCK_SHIFT 20
@@ -126,8 +126,7 @@ static void put8(uint8_t *p, uint64_t v)
 /* 0 for a type code that is not one. */
 static unsigned value_size(uint8_t type)
 {
-    int n = hp_basic_type_size(type, HP_ID_SIZE);
-    return n > 0 ? (unsigned)n : 0;
+    return hp_type_size(type, HP_ID_SIZE);
 }
 
 static uint32_t thread_of(struct sp *s, uint32_t t)
@@ -312,15 +311,16 @@ static bool pass(struct sp *s, uint64_t n)
 static bool well_formed(struct sp *s, uint8_t tag, const uint8_t *b, uint32_t len)
 {
     switch (tag) {
-    case HP_TAG_UTF8:
+    case HP_UTF8:
         return len >= HP_ID_SIZE || fail(s, "short UTF8 record in the JVM's dump");
-    case HP_TAG_LOAD_CLASS:
-        return len == 8 + 2 * HP_ID_SIZE || fail(s, "bad LOAD CLASS record in the JVM's dump");
-    case HP_TAG_FRAME:
-        return len == 4 * HP_ID_SIZE + 8 || fail(s, "bad FRAME record in the JVM's dump");
-    case HP_TAG_TRACE:
-        return (len >= 12 && (len - 12) % HP_ID_SIZE == 0 &&
-                be4(b + 8) == (len - 12) / HP_ID_SIZE) ||
+    case HP_LOAD_CLASS:
+        return len == hp_load_class_size(HP_ID_SIZE) ||
+               fail(s, "bad LOAD CLASS record in the JVM's dump");
+    case HP_FRAME:
+        return len == hp_frame_size(HP_ID_SIZE) || fail(s, "bad FRAME record in the JVM's dump");
+    case HP_TRACE:
+        return (len >= HP_TRACE_FIXED_SIZE && (len - HP_TRACE_FIXED_SIZE) % HP_ID_SIZE == 0 &&
+                be4(b + 8) == (len - HP_TRACE_FIXED_SIZE) / HP_ID_SIZE) ||
                fail(s, "bad TRACE record in the JVM's dump");
     default:
         return fail(s, "unexpected record (tag %#x) in the JVM's dump", tag);
@@ -374,7 +374,7 @@ static bool load_class(struct sp *s, const uint8_t *b)
     uint64_t name = class_name(s, be8(b + 16));
     if (name == 0) return fail(s, "a LOAD CLASS of the JVM's dump has no name");
     struct hp_rec r;
-    hp_rec_begin(&r, HP_TAG_LOAD_CLASS);
+    hp_rec_begin(&r, HP_LOAD_CLASS);
     hp_rec_u4(&r, class_of(s, be4(b)));
     hp_rec_id(&r, be8(b + 4));
     hp_rec_u4(&r, trace_of(s, be4(b + 12)));
@@ -390,7 +390,7 @@ static bool frame(struct sp *s, const uint8_t *b)
         !utf8_of(s, be8(b + 24), &source))
         return false;
     struct hp_rec r;
-    hp_rec_begin(&r, HP_TAG_FRAME);
+    hp_rec_begin(&r, HP_FRAME);
     hp_rec_id(&r, frame_of(s, be8(b)));
     hp_rec_id(&r, method);
     hp_rec_id(&r, sig);
@@ -409,7 +409,7 @@ static bool trace(struct sp *s, const uint8_t *b)
         return fail(s, "the JVM's dump has frames in trace 1");
     }
     struct hp_rec r;
-    hp_rec_begin(&r, HP_TAG_TRACE);
+    hp_rec_begin(&r, HP_TRACE);
     hp_rec_u4(&r, trace_of(s, serial));
     hp_rec_u4(&r, thread_of(s, be4(b + 4)));
     hp_rec_u4(&r, n);
@@ -425,7 +425,7 @@ static bool trace(struct sp *s, const uint8_t *b)
 static bool record_in_place(struct sp *s, uint8_t tag, uint8_t *b)
 {
     switch (tag) {
-    case HP_TAG_UTF8:
+    case HP_UTF8:
         /* Theirs are addresses (JDK 25 maps symbols below 4 GiB), ours 1, 2,
          * ...: refused if ours could reach theirs in this run. */
         if (be8(b) <= s->names_floor) {
@@ -433,11 +433,11 @@ static bool record_in_place(struct sp *s, uint8_t tag, uint8_t *b)
             s->pub->refusal = "a name ID as low as ours";
         }
         return !s->refused;
-    case HP_TAG_LOAD_CLASS:
+    case HP_LOAD_CLASS:
         return set4(s, b, class_of(s, be4(b))) && set4(s, b + 12, trace_of(s, be4(b + 12)));
-    case HP_TAG_FRAME:
+    case HP_FRAME:
         return set8(s, b, frame_of(s, be8(b))) && set4(s, b + 32, class_of(s, be4(b + 32)));
-    default: { /* HP_TAG_TRACE */
+    default: { /* HP_TRACE */
         bool ok = set4(s, b, trace_of(s, be4(b))) && set4(s, b + 4, thread_of(s, be4(b + 4)));
         for (uint32_t i = 0, n = be4(b + 8); ok && i < n; i++) {
             uint8_t *f = b + 12 + (size_t)i * HP_ID_SIZE;
@@ -454,13 +454,13 @@ static bool record(struct sp *s, uint8_t tag, uint8_t *body, uint32_t len)
     if (!well_formed(s, tag, body, len)) return false;
     if (s->inplace) return record_in_place(s, tag, body);
     switch (tag) {
-    case HP_TAG_UTF8:
+    case HP_UTF8:
         return utf8(s, body, len);
-    case HP_TAG_LOAD_CLASS:
+    case HP_LOAD_CLASS:
         return load_class(s, body);
-    case HP_TAG_FRAME:
+    case HP_FRAME:
         return frame(s, body);
-    default: /* HP_TAG_TRACE */
+    default: /* HP_TRACE */
         return trace(s, body);
     }
 }
@@ -472,7 +472,7 @@ static bool record(struct sp *s, uint8_t tag, uint8_t *body, uint32_t len)
  * fields (name, type). */
 static bool class_dump(struct sp *s, uint64_t *size)
 {
-    const size_t fixed = 1 + HP_ID_SIZE + 4 + 6 * HP_ID_SIZE + 4; /* up to the pool */
+    const size_t fixed = 1 + hp_class_dump_fixed_size(HP_ID_SIZE); /* up to the pool */
     size_t want = fixed + 2;
     for (;;) {
         if (!fill(s, want)) return false;
@@ -502,9 +502,9 @@ static bool class_dump(struct sp *s, uint64_t *size)
 /* Gives the names of a CLASS DUMP's fields our UTF8 IDs. */
 static bool class_names(struct sp *s, uint8_t *p)
 {
-    size_t q = 1 + HP_ID_SIZE;
+    size_t q = 1 + hp_sub_trace_at(HP_ID_SIZE);
     put4(p + q, trace_of(s, be4(p + q)));
-    q += 4 + 6 * HP_ID_SIZE + 4;
+    q = 1 + hp_class_dump_fixed_size(HP_ID_SIZE);
     uint16_t n = be2(p + q);
     q += 2;
     for (uint16_t i = 0; i < n; i++)
@@ -579,46 +579,63 @@ static bool elements(struct sp *s, uint32_t n)
     return !ahead || add_fix(s, in, out, n);
 }
 
+/* GC roots whose object ID is followed by a thread serial. */
+static bool root_with_thread(uint8_t tag)
+{
+    return tag == HP_ROOT_JNI_LOCAL || tag == HP_ROOT_JAVA_FRAME || tag == HP_ROOT_NATIVE_STACK ||
+           tag == HP_ROOT_THREAD_BLOCK || tag == HP_ROOT_THREAD_OBJECT;
+}
+
 static bool segment(struct sp *s, uint64_t left)
 {
-    static const uint8_t root_size[256] = {
-        [0xFF] = 9, [0x01] = 17, [0x02] = 17, [0x03] = 17, [0x04] = 13,
-        [0x05] = 9, [0x06] = 13, [0x07] = 9,  [0x08] = 17};
+    const size_t id_at = 1, trace_at = 1 + hp_sub_trace_at(HP_ID_SIZE);
     while (left > 0) {
         if (!fill(s, 1)) return false;
         uint8_t t = s->buf[s->head];
-        uint64_t size = root_size[t], body = 0;
+        uint64_t size = hp_root_size(t, HP_ID_SIZE), body = 0;
         uint8_t *p;
         if (size) {
+            size += 1;
             if (!fill(s, size)) return false;
             p = s->buf + s->head;
-            if (t >= 0x02 && t <= 0x08 && t != 0x05 && t != 0x07 &&
-                !set4(s, p + 9, thread_of(s, be4(p + 9))))
+            const size_t thread_at = id_at + HP_ID_SIZE;
+            if (root_with_thread(t) && !set4(s, p + thread_at, thread_of(s, be4(p + thread_at))))
                 return false;
-            if (t == 0x08 && !set4(s, p + 13, trace_of(s, be4(p + 13)))) return false;
-        } else if (t == 0x20) {
+            if (t == HP_ROOT_THREAD_OBJECT &&
+                !set4(s, p + thread_at + 4, trace_of(s, be4(p + thread_at + 4))))
+                return false;
+        } else if (t == HP_CLASS_DUMP) {
             if (!class_dump(s, &size)) return false;
             p = s->buf + s->head;
-            if (!mark(s, be8(p + 1)) || (s->emit && !class_names(s, p)) ||
-                (s->inplace && !set4(s, p + 1 + HP_ID_SIZE, trace_of(s, be4(p + 1 + HP_ID_SIZE)))))
+            if (!mark(s, be8(p + id_at)) || (s->emit && !class_names(s, p)) ||
+                (s->inplace && !set4(s, p + trace_at, trace_of(s, be4(p + trace_at)))))
                 return false;
-        } else if (t == 0x21 || t == 0x22 || t == 0x23) {
-            size = t == 0x23 ? 18 : 25;
+        } else if (t == HP_INSTANCE_DUMP || t == HP_OBJ_ARRAY_DUMP || t == HP_PRIM_ARRAY_DUMP) {
+            size = 1 + (t == HP_INSTANCE_DUMP    ? hp_instance_dump_fixed_size(HP_ID_SIZE)
+                        : t == HP_OBJ_ARRAY_DUMP ? hp_obj_array_dump_fixed_size(HP_ID_SIZE)
+                                                 : hp_prim_array_dump_fixed_size(HP_ID_SIZE));
             if (!fill(s, size)) return false;
             p = s->buf + s->head;
-            uint32_t n = be4(p + (t == 0x21 ? 21 : 13));
-            unsigned esz = t == 0x21 ? 1 : t == 0x22 ? HP_ID_SIZE : value_size(p[17]);
-            if (esz == 0 || (t == 0x23 && p[17] == 2))
+            uint32_t n = be4(p + 1 +
+                             (t == HP_INSTANCE_DUMP ? hp_instance_dump_count_at(HP_ID_SIZE)
+                                                    : hp_array_dump_count_at(HP_ID_SIZE)));
+            uint8_t elem = p[size - 1]; /* a primitive array's element type */
+            unsigned esz = t == HP_INSTANCE_DUMP    ? 1
+                           : t == HP_OBJ_ARRAY_DUMP ? HP_ID_SIZE
+                                                    : value_size(elem);
+            if (esz == 0 || (t == HP_PRIM_ARRAY_DUMP && elem == HP_T_OBJECT))
                 return fail(s, "bad array type in the JVM's dump");
             body = (uint64_t)n * esz;
-            if (!mark(s, be8(p + 1)) || !set4(s, p + 9, trace_of(s, be4(p + 9)))) return false;
+            if (!mark(s, be8(p + id_at)) || !set4(s, p + trace_at, trace_of(s, be4(p + trace_at))))
+                return false;
         } else {
             return fail(s, "unknown heap dump sub-record %#x in the JVM's dump", t);
         }
         if (size + body > left) return fail(s, "a sub-record crosses a segment of the JVM's dump");
         s->head += size;
         left -= size + body;
-        if (t == 0x22 ? !elements(s, (uint32_t)(body / HP_ID_SIZE)) : !pass(s, body)) return false;
+        if (t == HP_OBJ_ARRAY_DUMP ? !elements(s, (uint32_t)(body / HP_ID_SIZE)) : !pass(s, body))
+            return false;
     }
     return true;
 }
@@ -627,12 +644,13 @@ static bool segment(struct sp *s, uint64_t left)
 
 static bool header(struct sp *s)
 {
-    if (!fill(s, HEADER_SIZE)) return false;
-    if (memcmp(s->buf, "JAVA PROFILE 1.0.2", 19) != 0)
+    const size_t id_size_at = sizeof HP_VERSION_1_0_2; /* after the NUL */
+    if (!fill(s, HP_HEADER_SIZE)) return false;
+    if (memcmp(s->buf, HP_VERSION_1_0_2, sizeof HP_VERSION_1_0_2) != 0)
         return fail(s, "the JVM's dump is not HPROF 1.0.2");
-    if (be4(s->buf + 19) != HP_ID_SIZE)
-        return fail(s, "the JVM's dump has %u-byte IDs", be4(s->buf + 19));
-    s->head = s->emitted = HEADER_SIZE;
+    if (be4(s->buf + id_size_at) != HP_ID_SIZE)
+        return fail(s, "the JVM's dump has %u-byte IDs", be4(s->buf + id_size_at));
+    s->head = s->emitted = HP_HEADER_SIZE;
     return true;
 }
 
@@ -647,25 +665,25 @@ static bool run_pass(struct sp *s)
         s->out_at_emitted = hp_out_offset();
     }
     for (;;) {
-        if (!fill(s, 9)) return false;
+        if (!fill(s, HP_RECORD_HEADER_SIZE)) return false;
         uint8_t tag = s->buf[s->head];
         uint32_t len = be4(s->buf + s->head + 5);
-        if (tag == HP_TAG_HEAP_DUMP_SEGMENT) {
+        if (tag == HP_HEAP_DUMP_SEGMENT) {
             if (s->emit && s->seg_start == 0) s->seg_start = out_offset(s, s->head);
-            s->head += 9;
+            s->head += HP_RECORD_HEADER_SIZE;
             if (!segment(s, len)) return false;
-        } else if (tag == HP_TAG_HEAP_DUMP_END) {
+        } else if (tag == HP_HEAP_DUMP_END) {
             if (len != 0 || (s->emit && s->seg_start == 0))
                 return fail(s, "misplaced HEAP DUMP END in the JVM's dump");
-            s->head += 9;
+            s->head += HP_RECORD_HEADER_SIZE;
             s->dump_end = s->buf_off + s->head;
             flush_parsed(s);
             return true;
         } else {
-            if (!fill(s, 9 + (size_t)len)) return false;
+            if (!fill(s, HP_RECORD_HEADER_SIZE + (size_t)len)) return false;
             flush_parsed(s);
-            uint8_t *b = s->buf + s->head + 9;
-            s->head += 9 + (size_t)len;
+            uint8_t *b = s->buf + s->head + HP_RECORD_HEADER_SIZE;
+            s->head += HP_RECORD_HEADER_SIZE + (size_t)len;
             s->emitted = s->head;
             if (!record(s, tag, b, len)) return false;
             if (s->emit) s->out_at_emitted = hp_out_offset();
@@ -836,14 +854,14 @@ static enum hd_splice_result in_place(struct sp *s)
         s->refused = true, pub->refusal = "an object ID as low as ours";
     if (s->refused) return HD_SPLICE_NOTHING;
     ok = ok && apply_patches(s) && apply_fixes(s) &&
-         (hp_out_adopt(pub->fd, pub->path, HEADER_SIZE, s->dump_end, &pub->moved) ||
+         (hp_out_adopt(pub->fd, pub->path, HP_HEADER_SIZE, s->dump_end, &pub->moved) ||
           fail(s, "cannot add the JVM's dump to the output"));
     pub->memory = memory(s);
     if (!ok) return HD_SPLICE_NOTHING;
     advance_ids(s);
     ids.dummy_written = true;
     pub->adopted = true;
-    pub->out_bytes = s->dump_end - HEADER_SIZE;
+    pub->out_bytes = s->dump_end - HP_HEADER_SIZE;
     return HD_SPLICE_OK;
 }
 

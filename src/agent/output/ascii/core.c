@@ -4,6 +4,7 @@
 #include "agent/output/ascii/prelude.h"
 #include "agent/output/ascii/text.h"
 #include "agent/output/encoder.h"
+#include "format/hprof_format.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -15,7 +16,7 @@ static void header(void)
     if (hp.opt.cpu_old) return;
     char date[32];
     hp_ctime(date);
-    hp_out_printf("JAVA PROFILE 1.0.1, created %s\n", date);
+    hp_out_printf(HP_ASCII_HEADER "%s\n", date);
     hp_out_write(hp_ascii_prelude, strlen(hp_ascii_prelude));
     if (hp.attached) hp_out_write(hp_ascii_prelude_attached, strlen(hp_ascii_prelude_attached));
     hp_out_write("\n--------\n\n", 11);

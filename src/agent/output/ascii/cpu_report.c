@@ -7,7 +7,7 @@ static void report(const struct hp_cpu_report *r)
 {
     struct hp_text t;
     char date[32];
-    const char *title = r->kind == HP_CPU_SAMPLES ? "CPU SAMPLES" : "CPU TIME (ms)";
+    const char *title = r->kind == HP_CPU_REPORT_SAMPLES ? "CPU SAMPLES" : "CPU TIME (ms)";
     hp_ctime(date);
     hp_text_init(&t);
     /* The original cast the total to int. */

@@ -7,7 +7,7 @@
 #include "agent/tables/frame.h"
 
 /* 1.0.2: heap dumps are always written as segments, whatever the heap size. */
-static const char magic[] = "JAVA PROFILE 1.0.2";
+static const char magic[] = HP_VERSION_1_0_2;
 
 static void header(void)
 {
@@ -20,9 +20,9 @@ static void header(void)
     hp_out_write(r.p, r.len);
     hp_rec_free(&r);
 
-    hp_rec_begin(&r, HP_TAG_CONTROL_SETTINGS);
-    uint32_t flags =
-        (hp.opt.heap_dump || hp.opt.heap_sites ? 0x1u : 0) | (hp.opt.cpu_samples ? 0x2u : 0);
+    hp_rec_begin(&r, HP_CONTROL_SETTINGS);
+    uint32_t flags = (hp.opt.heap_dump || hp.opt.heap_sites ? HP_CONTROL_ALLOC_TRACES : 0) |
+                     (hp.opt.cpu_samples ? HP_CONTROL_CPU_SAMPLING : 0);
     hp_rec_u4(&r, flags);
     hp_rec_u2(&r, (uint16_t)(hp.opt.depth > 0xffff ? 0xffff : hp.opt.depth));
     hp_rec_end(&r);
@@ -33,7 +33,7 @@ static void thread_start(const struct hp_thread_view *t)
     uint64_t name = hp_bin_string(t->name), group = hp_bin_string(t->group),
              parent = hp_bin_string(t->parent_group);
     struct hp_rec r;
-    hp_rec_begin(&r, HP_TAG_START_THREAD);
+    hp_rec_begin(&r, HP_START_THREAD);
     hp_rec_u4(&r, t->serial);
     hp_rec_id(&r, t->obj);
     hp_rec_u4(&r, t->trace);
@@ -46,7 +46,7 @@ static void thread_start(const struct hp_thread_view *t)
 static void thread_end(uint32_t serial)
 {
     struct hp_rec r;
-    hp_rec_begin(&r, HP_TAG_END_THREAD);
+    hp_rec_begin(&r, HP_END_THREAD);
     hp_rec_u4(&r, serial);
     hp_rec_end(&r);
 }
@@ -60,7 +60,7 @@ static void frame(uint32_t id)
     uint64_t sig = hp_bin_string(f->method->sig ? f->method->sig : "");
     uint64_t source = hp_bin_string(c ? c->source : NULL);
     struct hp_rec r;
-    hp_rec_begin(&r, HP_TAG_FRAME);
+    hp_rec_begin(&r, HP_FRAME);
     hp_rec_id(&r, id);
     hp_rec_id(&r, name);
     hp_rec_id(&r, sig);
@@ -75,7 +75,7 @@ static void trace(const struct hp_trace *t)
     for (uint32_t i = 0; i < t->n_frames; i++)
         frame(t->frames[i]);
     struct hp_rec r;
-    hp_rec_begin(&r, HP_TAG_TRACE);
+    hp_rec_begin(&r, HP_TRACE);
     hp_rec_u4(&r, t->serial);
     hp_rec_u4(&r, t->thread_serial);
     hp_rec_u4(&r, t->n_frames);
@@ -88,7 +88,7 @@ static void class_load(const struct hp_class *c)
 {
     uint64_t name = hp_bin_string(c->name);
     struct hp_rec r;
-    hp_rec_begin(&r, HP_TAG_LOAD_CLASS);
+    hp_rec_begin(&r, HP_LOAD_CLASS);
     hp_rec_u4(&r, c->serial);
     hp_rec_id(&r, c->obj);
     hp_rec_u4(&r, HP_TRACE_EMPTY);
@@ -99,7 +99,7 @@ static void class_load(const struct hp_class *c)
 static void class_unload(const struct hp_class *c)
 {
     struct hp_rec r;
-    hp_rec_begin(&r, HP_TAG_UNLOAD_CLASS);
+    hp_rec_begin(&r, HP_UNLOAD_CLASS);
     hp_rec_u4(&r, c->serial);
     hp_rec_end(&r);
 }

@@ -5,9 +5,9 @@
 
 static void report(const struct hp_cpu_report *r)
 {
-    if (r->kind != HP_CPU_SAMPLES) return;
+    if (r->kind != HP_CPU_REPORT_SAMPLES) return;
     struct hp_rec rec;
-    hp_rec_begin(&rec, HP_TAG_CPU_SAMPLES);
+    hp_rec_begin(&rec, HP_CPU_SAMPLES);
     hp_rec_u4(&rec, (uint32_t)r->total);
     hp_rec_u4(&rec, (uint32_t)r->n_rows);
     for (size_t i = 0; i < r->n_rows; i++) {

@@ -7,21 +7,6 @@
 #include "agent/tables/names.h"
 #include "agent/tables/trace.h"
 
-enum {
-    SUB_ROOT_UNKNOWN = 0xFF,
-    SUB_ROOT_JNI_GLOBAL = 0x01,
-    SUB_ROOT_JNI_LOCAL = 0x02,
-    SUB_ROOT_JAVA_FRAME = 0x03,
-    SUB_ROOT_STICKY_CLASS = 0x05,
-    SUB_ROOT_THREAD_BLOCK = 0x06,
-    SUB_ROOT_MONITOR_USED = 0x07,
-    SUB_ROOT_THREAD_OBJ = 0x08,
-    SUB_CLASS_DUMP = 0x20,
-    SUB_INSTANCE_DUMP = 0x21,
-    SUB_OBJ_ARRAY_DUMP = 0x22,
-    SUB_PRIM_ARRAY_DUMP = 0x23,
-};
-
 #define ID HP_ID_SIZE
 /* A record's length is a u4 and includes the segment's other records. */
 #define MAX_BODY ((uint64_t)UINT32_MAX - 64)
@@ -29,8 +14,8 @@ enum {
 /* Anything that is not a primitive signature character is an object. */
 static uint8_t basic_type(char t)
 {
-    int type = hp_basic_type(t);
-    return (uint8_t)(type ? type : 2);
+    uint8_t type = hp_type_of_descriptor(t);
+    return type ? type : HP_T_OBJECT;
 }
 
 static void prepare_class(struct hd_class *c)
@@ -44,9 +29,9 @@ static void prepare_class(struct hd_class *c)
 static void frame_fill(uint8_t *h, uint64_t body)
 {
     uint32_t t = hp_record_time(), n = (uint32_t)body;
-    uint8_t b[9] = {HP_TAG_HEAP_DUMP_SEGMENT, (uint8_t)(t >> 24), (uint8_t)(t >> 16),
-                    (uint8_t)(t >> 8),        (uint8_t)t,         (uint8_t)(n >> 24),
-                    (uint8_t)(n >> 16),       (uint8_t)(n >> 8),  (uint8_t)n};
+    uint8_t b[9] = {HP_HEAP_DUMP_SEGMENT, (uint8_t)(t >> 24), (uint8_t)(t >> 16),
+                    (uint8_t)(t >> 8),    (uint8_t)t,         (uint8_t)(n >> 24),
+                    (uint8_t)(n >> 16),   (uint8_t)(n >> 8),  (uint8_t)n};
     memcpy(h, b, sizeof b);
 }
 
@@ -60,7 +45,7 @@ static void finish(void *ctx)
 {
     (void)ctx;
     struct hp_rec r;
-    hp_rec_begin(&r, HP_TAG_HEAP_DUMP_END);
+    hp_rec_begin(&r, HP_HEAP_DUMP_END);
     hp_rec_end(&r);
 }
 
@@ -74,33 +59,33 @@ static void root(struct hd_stream *s, const struct hd_root *r)
     switch (r->kind) {
     case HD_ROOT_JNI_GLOBAL:
         hd_record(s, 1 + 2 * ID);
-        hd_u1(s, SUB_ROOT_JNI_GLOBAL);
+        hd_u1(s, HP_ROOT_JNI_GLOBAL);
         hd_u8(s, r->obj);
         hd_u8(s, r->aux);
         break;
     case HD_ROOT_JNI_LOCAL:
     case HD_ROOT_JAVA_FRAME:
         hd_record(s, 1 + ID + 8);
-        hd_u1(s, r->kind == HD_ROOT_JNI_LOCAL ? SUB_ROOT_JNI_LOCAL : SUB_ROOT_JAVA_FRAME);
+        hd_u1(s, r->kind == HD_ROOT_JNI_LOCAL ? HP_ROOT_JNI_LOCAL : HP_ROOT_JAVA_FRAME);
         hd_u8(s, r->obj);
         hd_u4(s, r->thread);
         hd_u4(s, (uint32_t)r->depth);
         break;
     case HD_ROOT_THREAD:
         hd_record(s, 1 + ID + 8 + 1 + ID + 4);
-        hd_u1(s, SUB_ROOT_THREAD_OBJ);
+        hd_u1(s, HP_ROOT_THREAD_OBJECT);
         hd_u8(s, r->obj);
         hd_u4(s, r->thread);
         hd_u4(s, r->trace);
-        hd_u1(s, SUB_ROOT_THREAD_BLOCK);
+        hd_u1(s, HP_ROOT_THREAD_BLOCK);
         hd_u8(s, r->obj);
         hd_u4(s, r->thread);
         break;
     default:
         hd_record(s, 1 + ID);
-        hd_u1(s, r->kind == HD_ROOT_STICKY_CLASS ? SUB_ROOT_STICKY_CLASS
-                 : r->kind == HD_ROOT_MONITOR    ? SUB_ROOT_MONITOR_USED
-                                                 : SUB_ROOT_UNKNOWN);
+        hd_u1(s, r->kind == HD_ROOT_STICKY_CLASS ? HP_ROOT_STICKY_CLASS
+                 : r->kind == HD_ROOT_MONITOR    ? HP_ROOT_MONITOR_USED
+                                                 : HP_ROOT_UNKNOWN);
         hd_u8(s, r->obj);
         break;
     }
@@ -128,7 +113,7 @@ static void instance(struct hd_stream *s, hp_objid_t obj, uint32_t trace, const 
                      const jvalue *values)
 {
     hd_record(s, 1 + ID + 4 + ID + 4 + (uint64_t)c->inst_bytes);
-    hd_u1(s, SUB_INSTANCE_DUMP);
+    hd_u1(s, HP_INSTANCE_DUMP);
     hd_u8(s, obj);
     hd_u4(s, trace);
     hd_u8(s, c->obj);
@@ -150,7 +135,7 @@ static uint32_t obj_array_begin(struct hd_stream *s, hp_objid_t obj, uint32_t tr
     arr_len = length > max ? (uint32_t)max : length;
     arr_next = 0;
     hd_record(s, 1 + ID + 4 + 4 + ID + (uint64_t)arr_len * ID);
-    hd_u1(s, SUB_OBJ_ARRAY_DUMP);
+    hd_u1(s, HP_OBJ_ARRAY_DUMP);
     hd_u8(s, obj);
     hd_u4(s, trace);
     hd_u4(s, arr_len);
@@ -192,7 +177,7 @@ static uint32_t prim_array(struct hd_stream *s, hp_objid_t obj, uint32_t trace, 
     uint32_t n = count > max ? (uint32_t)max : count;
     if (elems == NULL) n = 0;
     hd_record(s, 1 + ID + 4 + 4 + 1 + (uint64_t)n * esz);
-    hd_u1(s, SUB_PRIM_ARRAY_DUMP);
+    hd_u1(s, HP_PRIM_ARRAY_DUMP);
     hd_u8(s, obj);
     hd_u4(s, trace);
     hd_u4(s, n);
@@ -210,7 +195,7 @@ static void class_dump(struct hd_stream *s, const struct hd_class *c)
     for (uint32_t i = 0; i < n_stat; i++)
         size += ID + 1 + hd_type_size(c->stat[i].type);
     hd_record(s, size);
-    hd_u1(s, SUB_CLASS_DUMP);
+    hd_u1(s, HP_CLASS_DUMP);
     hd_u8(s, c->obj);
     hd_u4(s, HP_TRACE_EMPTY);
     hd_u8(s, c->super);

@@ -4,6 +4,7 @@
 #define HPROF_BINARY_RECORD_H
 
 #include "agent/tables/objid.h"
+#include "format/hprof_format.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -11,23 +12,6 @@
 
 /* We write 8-byte IDs, like HotSpot's own dumps: object IDs are 64-bit tags. */
 #define HP_ID_SIZE 8
-
-enum hp_tag {
-    HP_TAG_UTF8 = 0x01,
-    HP_TAG_LOAD_CLASS = 0x02,
-    HP_TAG_UNLOAD_CLASS = 0x03,
-    HP_TAG_FRAME = 0x04,
-    HP_TAG_TRACE = 0x05,
-    HP_TAG_ALLOC_SITES = 0x06,
-    HP_TAG_HEAP_SUMMARY = 0x07,
-    HP_TAG_START_THREAD = 0x0A,
-    HP_TAG_END_THREAD = 0x0B,
-    HP_TAG_HEAP_DUMP = 0x0C,
-    HP_TAG_CPU_SAMPLES = 0x0D,
-    HP_TAG_CONTROL_SETTINGS = 0x0E,
-    HP_TAG_HEAP_DUMP_SEGMENT = 0x1C,
-    HP_TAG_HEAP_DUMP_END = 0x2C,
-};
 
 struct hp_rec {
     uint8_t *p;

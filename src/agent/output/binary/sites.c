@@ -19,7 +19,7 @@ static uint8_t array_type(uint32_t class_serial)
 {
     const struct hp_class *c = hp_class_get(class_serial);
     if (c == NULL || c->sig == NULL || c->sig[0] != '[') return 0;
-    return (uint8_t)hp_basic_type(c->sig[1]);
+    return hp_type_of_descriptor(c->sig[1]);
 }
 
 static void sites(const struct hp_sites_report *r)
@@ -27,7 +27,7 @@ static void sites(const struct hp_sites_report *r)
     struct hp_rec rec;
     uint32_t cutoff;
     memcpy(&cutoff, &r->cutoff, sizeof cutoff);
-    hp_rec_begin(&rec, HP_TAG_ALLOC_SITES);
+    hp_rec_begin(&rec, HP_ALLOC_SITES);
     hp_rec_u2(&rec, r->flags);
     hp_rec_u4(&rec, cutoff);
     hp_rec_u4(&rec, sat32(r->live_bytes));
@@ -53,7 +53,7 @@ static void sites(const struct hp_sites_report *r)
 static void heap_summary(const struct hp_sites_report *r)
 {
     struct hp_rec rec;
-    hp_rec_begin(&rec, HP_TAG_HEAP_SUMMARY);
+    hp_rec_begin(&rec, HP_HEAP_SUMMARY);
     hp_rec_u4(&rec, sat32(r->live_bytes));
     hp_rec_u4(&rec, sat32(r->live_objs));
     hp_rec_u8(&rec, r->alloc_bytes);

@@ -25,7 +25,7 @@ uint64_t hp_bin_string(const char *s)
     uint32_t id = strings ? hp_table_intern(strings, s, n, NULL, NULL, &added) : 0;
     if (added) {
         struct hp_rec r;
-        hp_rec_begin(&r, HP_TAG_UTF8);
+        hp_rec_begin(&r, HP_UTF8);
         hp_rec_id(&r, id);
         hp_rec_bytes(&r, s, n);
         hp_rec_end(&r);
