@@ -5,17 +5,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "format/exit_codes.h"
 #include "reader.h"
 #include "sizes.h"
-
-/* Exit codes (documented in --help and README.md). */
-enum {
-    HP_EXIT_OK = 0,
-    HP_EXIT_MALFORMED = 1, /* the file is not well-formed HPROF */
-    HP_EXIT_USAGE = 2,     /* bad command line */
-    HP_EXIT_IO = 3,        /* the file cannot be opened or mapped */
-    HP_EXIT_NODATA = 4,    /* well-formed, but lacks what was asked for */
-};
 
 typedef struct {
     long dump;             /* histo/text: 1-based heap dump, 0 = last (histo) / all (text) */

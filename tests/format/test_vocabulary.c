@@ -1,6 +1,7 @@
 /* The format's vocabulary (src/format) against the HPROF manual ("Binary
  * Dump Format"): the tables below are transcribed from it, field by field,
  * so a wrong value in the header fails here. */
+#include "format/exit_codes.h"
 #include "format/hprof_format.h"
 
 #include <setjmp.h>
@@ -179,12 +180,26 @@ static void test_sub_layouts(void **state)
     }
 }
 
+/* The documented exit codes: the agent's as the JDK 8 agent's, the front
+ * end's as in `hprof --help`. */
+static void test_exit_codes(void **state)
+{
+    (void)state;
+    assert_int_equal(HP_AGENT_EXIT_USAGE, 1);
+    assert_int_equal(HP_AGENT_EXIT_FATAL, 9);
+    const int front_end[] = {HP_EXIT_OK, HP_EXIT_MALFORMED, HP_EXIT_USAGE, HP_EXIT_IO,
+                             HP_EXIT_NODATA};
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(front_end[i], i);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_header),         cmocka_unit_test(test_record_tags),
         cmocka_unit_test(test_sub_tags),       cmocka_unit_test(test_basic_types),
         cmocka_unit_test(test_record_layouts), cmocka_unit_test(test_sub_layouts),
+        cmocka_unit_test(test_exit_codes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

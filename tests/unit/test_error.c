@@ -32,7 +32,7 @@ static int run_child(bool errorexit, bool coredump, enum action what, char *err,
         close(fds[0]);
         signal(SIGABRT, SIG_DFL);
         hp_set_error_policy(errorexit, coredump);
-        if (what == FATAL) hp_fatal(HP_EXIT_FATAL, "broken %d", 1);
+        if (what == FATAL) hp_fatal(HP_AGENT_EXIT_FATAL, "broken %d", 1);
         hp_error("broken %d", 2);
         _exit(0);
     }
@@ -62,7 +62,7 @@ static void test_errorexit_makes_errors_fatal(void **state)
     (void)state;
     char err[512];
     int st = run_child(true, false, ERROR_ONLY, err, sizeof err);
-    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == HP_EXIT_FATAL);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == HP_AGENT_EXIT_FATAL);
     assert_string_equal(err, "HPROF ERROR: broken 2\nHPROF TERMINATED PROCESS\n");
 }
 
@@ -71,7 +71,7 @@ static void test_fatal_exits_9(void **state)
     (void)state;
     char err[512];
     int st = run_child(false, false, FATAL, err, sizeof err);
-    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == HP_EXIT_FATAL);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == HP_AGENT_EXIT_FATAL);
     assert_string_equal(err, "HPROF ERROR: broken 1\nHPROF TERMINATED PROCESS\n");
 }
 

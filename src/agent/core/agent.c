@@ -233,7 +233,7 @@ static bool refuse(bool attach, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (!attach) hp_fatal(HP_EXIT_USAGE, "%s", msg);
+    if (!attach) hp_fatal(HP_AGENT_EXIT_USAGE, "%s", msg);
     hp_warn("%s", msg);
     return false;
 }
@@ -254,7 +254,7 @@ static bool parse_options(const char *cmdline, bool attach)
 /* After the error message: the JVM exits at load; an attach returns. */
 static bool give_up(bool attach)
 {
-    if (!attach) exit(HP_EXIT_USAGE);
+    if (!attach) exit(HP_AGENT_EXIT_USAGE);
     return false;
 }
 
@@ -324,8 +324,9 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 {
     (void)reserved;
     if (atomic_exchange(&loaded, true))
-        hp_fatal(HP_EXIT_USAGE, "Cannot load this JVM TI agent twice, check your java command "
-                                "line for duplicate hprof options.");
+        hp_fatal(HP_AGENT_EXIT_USAGE,
+                 "Cannot load this JVM TI agent twice, check your java command "
+                 "line for duplicate hprof options.");
     const char *cmdline = options ? options : "";
     if (strcmp(cmdline, "help") == 0) {
         fputs(hp_usage_text, stdout);

@@ -42,7 +42,7 @@ void hp_set_error_policy(bool errorexit, bool coredump)
 
 static _Noreturn void terminate(int code)
 {
-    if (code == HP_EXIT_FATAL) {
+    if (code == HP_AGENT_EXIT_FATAL) {
         if (fatal_aborts) {
             fputs("HPROF DUMPING CORE\n", stderr);
             fflush(stdout);
@@ -62,7 +62,7 @@ void hp_error(const char *fmt, ...)
     va_start(ap, fmt);
     vreport(fmt, ap);
     va_end(ap);
-    if (error_exits) terminate(HP_EXIT_FATAL);
+    if (error_exits) terminate(HP_AGENT_EXIT_FATAL);
 }
 
 void hp_warn(const char *fmt, ...)

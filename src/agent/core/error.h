@@ -2,11 +2,10 @@
 #ifndef HPROF_ERROR_H
 #define HPROF_ERROR_H
 
+#include "format/exit_codes.h"
+
 #include <jvmti.h>
 #include <stdbool.h>
-
-/* Exit codes, as the JDK 8 agent used them. */
-enum { HP_EXIT_USAGE = 1, HP_EXIT_FATAL = 9 };
 
 /* errorexit=y makes every error fatal (exit 9); coredump=y (or debug=y)
  * makes fatal errors abort() for a core file instead of exiting. */

@@ -203,10 +203,10 @@ static jclass define(JNIEnv *jni, const char *name, const unsigned char *bytes, 
     if (k == NULL) {
         (*jni)->ExceptionDescribe(jni);
         /* Classes rewritten so far call the class: the VM cannot go on. */
-        hp_fatal(HP_EXIT_FATAL, "cannot define %s", name);
+        hp_fatal(HP_AGENT_EXIT_FATAL, "cannot define %s", name);
     }
     jclass g = (*jni)->NewGlobalRef(jni, k);
-    if (g == NULL) hp_fatal(HP_EXIT_FATAL, "out of memory defining %s", name);
+    if (g == NULL) hp_fatal(HP_AGENT_EXIT_FATAL, "out of memory defining %s", name);
     return g;
 }
 
