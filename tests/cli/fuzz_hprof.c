@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "heap/findings.h"
-#include "heap/store.h"
-#include "serve/web.h"
+#include "cli/commands/cli.h"
+#include "cli/heap/findings.h"
+#include "cli/heap/store.h"
+#include "cli/serve/web.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cli.h"
+#include "cli/commands/cli.h"
 #include "hpbuild.h"
 
 typedef int (*cmd_fn)(const hp_file *, const hp_opts *, FILE *, FILE *);

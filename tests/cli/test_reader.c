@@ -8,9 +8,9 @@
 
 #include <string.h>
 
+#include "cli/readers/idmap.h"
+#include "cli/readers/reader.h"
 #include "fixture.h"
-#include "idmap.h"
-#include "reader.h"
 
 static void header_ok(void **state)
 {

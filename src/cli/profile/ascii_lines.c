@@ -1,5 +1,5 @@
 /* Line-level parsing of ascii profiles. */
-#include "profile/ascii_lines.h"
+#include "cli/profile/ascii_lines.h"
 
 #include <string.h>
 

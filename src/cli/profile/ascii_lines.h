@@ -6,8 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "profile/profile.h"
-#include "reader.h"
+#include "cli/profile/profile.h"
+#include "cli/readers/reader.h"
 
 typedef struct {
     const char *p, *end;

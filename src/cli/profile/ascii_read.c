@@ -9,9 +9,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli/profile/ascii_lines.h"
+#include "cli/profile/load.h"
 #include "format/hprof_format.h"
-#include "profile/ascii_lines.h"
-#include "profile/load.h"
 
 typedef struct {
     uint64_t line_at; /* offset of the first frame line in the text */

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "index.h"
-#include "profile/load.h"
+#include "cli/profile/load.h"
+#include "cli/readers/index.h"
 
 #define RECENT 16384 /* direct-mapped cache in front of the frame map: traces share frames */
 

@@ -1,4 +1,4 @@
-#include "profile/itab.h"
+#include "cli/profile/itab.h"
 
 #include <stdlib.h>
 #include <string.h>

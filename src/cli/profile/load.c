@@ -1,5 +1,5 @@
 /* Format detection and the profile set. */
-#include "profile/load.h"
+#include "cli/profile/load.h"
 
 #include <errno.h>
 #include <string.h>
@@ -7,8 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/readers/gunzip.h"
 #include "format/hprof_format.h"
-#include "gunzip.h"
 
 static void set_init(hp_profile_set *set, int format, int want)
 {

@@ -8,8 +8,8 @@
 #ifndef HPROF_CLI_PROFILE_LOAD_H
 #define HPROF_CLI_PROFILE_LOAD_H
 
-#include "profile/profile.h"
-#include "reader.h"
+#include "cli/profile/profile.h"
+#include "cli/readers/reader.h"
 
 typedef struct {
     hp_profile kinds[HP_PK_NKINDS];

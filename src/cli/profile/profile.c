@@ -1,5 +1,5 @@
 /* The profile model: interning of strings, frames and stacks. */
-#include "profile/profile.h"
+#include "cli/profile/profile.h"
 
 #include <ctype.h>
 #include <stdlib.h>

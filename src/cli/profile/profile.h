@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "idmap.h"
-#include "profile/itab.h"
+#include "cli/profile/itab.h"
+#include "cli/readers/idmap.h"
 
 /* What the profile counts; each file section kind becomes one profile. */
 enum hp_pkind {

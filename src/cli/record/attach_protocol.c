@@ -1,4 +1,4 @@
-#include "record/attach_protocol.h"
+#include "cli/record/attach_protocol.h"
 
 #include <errno.h>
 #include <fcntl.h>

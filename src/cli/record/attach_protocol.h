@@ -5,7 +5,7 @@
 #ifndef HPROF_CLI_RECORD_ATTACH_PROTOCOL_H
 #define HPROF_CLI_RECORD_ATTACH_PROTOCOL_H
 
-#include "record/jvm_proc.h"
+#include "cli/record/jvm_proc.h"
 
 #include <stddef.h>
 

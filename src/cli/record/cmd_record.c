@@ -1,9 +1,9 @@
 /* hprof record PID [-d DURATION] [-o FILE] [--flame] [--agent LIB] [AGENT-OPTIONS]
  * hprof record --list */
-#include "cli.h"
-#include "record/attach_protocol.h"
-#include "record/record.h"
-#include "render/commands.h"
+#include "cli/commands/cli.h"
+#include "cli/record/attach_protocol.h"
+#include "cli/record/record.h"
+#include "cli/render/commands.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,4 +1,4 @@
-#include "record/jvm_proc.h"
+#include "cli/record/jvm_proc.h"
 
 #include <errno.h>
 #include <fcntl.h>

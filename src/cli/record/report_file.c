@@ -1,5 +1,5 @@
+#include "cli/record/record.h"
 #include "format/hprof_format.h"
-#include "record/record.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "render/fold.h"
-#include "render/render.h"
+#include "cli/render/fold.h"
+#include "cli/render/render.h"
 
 /* Lines are assembled in a buffer: the output is several times the input,
  * and one stdio call per name would dominate the command's time. */

@@ -1,13 +1,13 @@
 /* Command line of the profile commands: options, loading, output file. */
-#include "render/commands.h"
+#include "cli/render/commands.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "profile/load.h"
-#include "render/merge.h"
-#include "render/render.h"
+#include "cli/commands/cli.h"
+#include "cli/profile/load.h"
+#include "cli/render/merge.h"
+#include "cli/render/render.h"
 
 typedef struct {
     const char *cmd;

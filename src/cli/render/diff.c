@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "heap/heap.h"
-#include "render/fold.h"
-#include "render/render.h"
+#include "cli/heap/heap.h"
+#include "cli/render/fold.h"
+#include "cli/render/render.h"
 
 typedef struct {
     uint32_t id; /* folded frame (methods) or stack (stacks) */

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "render/flame_assets.h"
-#include "render/fold.h"
-#include "render/render.h"
+#include "cli/render/flame_assets.h"
+#include "cli/render/fold.h"
+#include "cli/render/render.h"
 
 /* Text as HTML character data or attribute value; control characters become '?'. */
 static void put_escaped(FILE *out, const char *s)

@@ -1,5 +1,5 @@
 /* Folding profiles into stacks of function names. */
-#include "render/fold.h"
+#include "cli/render/fold.h"
 
 #include <stdio.h>
 #include <stdlib.h>

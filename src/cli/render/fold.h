@@ -7,7 +7,7 @@
 #ifndef HPROF_CLI_RENDER_FOLD_H
 #define HPROF_CLI_RENDER_FOLD_H
 
-#include "profile/profile.h"
+#include "cli/profile/profile.h"
 
 typedef struct {
     hp_profile p;  /* frames by name and kind; stacks leaf first, root frame last */

@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "heap/heap.h"
-#include "histo.h"
-#include "profile/profile.h"
-#include "render/render.h"
+#include "cli/analyses/histo.h"
+#include "cli/heap/heap.h"
+#include "cli/profile/profile.h"
+#include "cli/render/render.h"
 
 typedef struct {
     uint64_t count[2], bytes[2];

@@ -1,5 +1,5 @@
 /* Merging profile sets. */
-#include "render/merge.h"
+#include "cli/render/merge.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,7 +10,7 @@
 
 #include <stdio.h>
 
-#include "profile/load.h"
+#include "cli/profile/load.h"
 
 /* Inputs must have the same kinds (else an error naming them). 0 or -1. */
 int hp_merge(hp_profile_set *out, const hp_profile_set *in, int n, const char *const *names,

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "render/profile.pb-c.h"
-#include "render/render.h"
+#include "cli/render/profile.pb-c.h"
+#include "cli/render/render.h"
 
 typedef Perftools__Profiles__Profile Profile;
 typedef Perftools__Profiles__ValueType ValueType;

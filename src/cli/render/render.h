@@ -4,8 +4,8 @@
 
 #include <stdio.h>
 
-#include "profile/profile.h"
-#include "reader.h"
+#include "cli/profile/profile.h"
+#include "cli/readers/reader.h"
 
 typedef struct {
     int value;          /* index of the value drawn / counted */

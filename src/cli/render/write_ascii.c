@@ -4,8 +4,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli/render/merge.h"
 #include "format/hprof_format.h"
-#include "render/merge.h"
 
 static void put_ctime(FILE *out, uint64_t ms)
 {

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/render/merge.h"
 #include "format/hprof_format.h"
-#include "render/merge.h"
 
 /* IDs are written as u8. */
 enum { ID_SIZE = 8 };

@@ -1,8 +1,0 @@
-#include <inttypes.h>
-
-#include "cli.h"
-
-void hp_report(FILE *err, const hp_file *f, const hp_error *e)
-{
-    fprintf(err, "hprof: error: %s: %s at offset %" PRIu64 "\n", f->path, e->what, e->offset);
-}
