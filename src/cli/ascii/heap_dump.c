@@ -1,4 +1,4 @@
-/* HEAP DUMP section of the ascii form (original-hprof.md §3.8). */
+/* HEAP DUMP section of the ascii form, as the JDK 8 agent laid it out. */
 #include <inttypes.h>
 #include <string.h>
 

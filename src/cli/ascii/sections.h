@@ -1,4 +1,4 @@
-/* Renderers for the ascii (java.hprof.txt) sections, see original-hprof.md §3. */
+/* Renderers for the ascii (java.hprof.txt) sections, in the JDK 8 agent's layouts. */
 #ifndef HPROF_CLI_ASCII_H
 #define HPROF_CLI_ASCII_H
 
@@ -10,18 +10,18 @@
 /* ctime()-style local time of a record (header time stamp + record time), with '\n'. */
 void hp_record_ctime(const hp_file *f, uint32_t time_us, char buf[64]);
 
-/* "TRACE n:" block (§3.3). Returns 0 if the file has no TRACE with that serial. */
+/* "TRACE n:" block. Returns 0 if the file has no TRACE with that serial. */
 int hp_print_trace(FILE *out, const hp_index *ix, uint32_t serial);
-/* "class.method" of a trace's top frame, or "<empty trace>" (§3.5). */
+/* "class.method" of a trace's top frame, or "<empty trace>". */
 void hp_trace_top_method(const hp_index *ix, uint32_t serial, char *buf, size_t cap);
 
-/* SITES and CPU SAMPLES sections (§3.4, §3.5) for one record, without TRACEs. */
+/* SITES and CPU SAMPLES sections for one record, without TRACEs. */
 void hp_print_sites(FILE *out, const hp_index *ix, const hp_record *r, const hp_rec *o);
 void hp_print_samples(FILE *out, const hp_index *ix, const hp_record *r, const hp_rec *o);
-/* THREAD START / THREAD END lines (§3.2). */
+/* THREAD START / THREAD END lines. */
 void hp_print_thread(FILE *out, const hp_index *ix, const hp_record *r, const hp_rec *o);
 
-/* HEAP DUMP BEGIN .. HEAP DUMP END for dump d (§3.8). Returns 0 or -1. */
+/* HEAP DUMP BEGIN .. HEAP DUMP END for dump d. Returns 0 or -1. */
 int hp_print_heap(FILE *out, const hp_index *ix, size_t d, const hp_model *m, hp_error *err);
 
 #endif

@@ -1,11 +1,12 @@
-/* `hprof text`: the whole binary file in the ascii java.hprof.txt form (§3). */
+/* `hprof text`: the whole binary file in the ascii java.hprof.txt form. */
 #include <inttypes.h>
 
 #include "cli/ascii/sections.h"
 #include "cli/commands/cli.h"
 #include "format/hprof_format.h"
 
-/* The file header of §3.1 minus the agent's prelude text, which is not in the binary. */
+/* The ascii file header ("JAVA PROFILE 1.0.1, created <date>", then the
+ * "--------" separator) minus the agent's prelude text, which is not in the binary. */
 static void header(FILE *out, const hp_file *f)
 {
     char when[64];

@@ -1,4 +1,4 @@
-/* Merged profiles in the ascii java.hprof.txt layout (original-hprof.md §3). */
+/* Merged profiles in the ascii java.hprof.txt layout of the JDK 8 agent. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
