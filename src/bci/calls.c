@@ -1,6 +1,6 @@
-#include "calls.h"
+#include "bci/calls.h"
 
-#include "insn.h"
+#include "bci/insn.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -3,8 +3,8 @@
 #ifndef BCI_CALLS_H
 #define BCI_CALLS_H
 
-#include "bci.h"
-#include "classfile.h"
+#include "bci/bci.h"
+#include "bci/classfile.h"
 
 /* The line of every offset of code[0..len) over all LineNumberTables among
  * the Code attribute's nattrs attributes (0 where none covers it), as a

@@ -1,4 +1,4 @@
-#include "classfile.h"
+#include "bci/classfile.h"
 
 #include <stdlib.h>
 #include <string.h>

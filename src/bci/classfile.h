@@ -4,7 +4,7 @@
 #ifndef BCI_CLASSFILE_H
 #define BCI_CLASSFILE_H
 
-#include "cpool.h"
+#include "bci/cpool.h"
 
 #define CF_MIN_MAJOR 45
 #define CF_MAX_MAJOR 69

@@ -1,4 +1,4 @@
-#include "cpool.h"
+#include "bci/cpool.h"
 
 #include <stdlib.h>
 #include <string.h>

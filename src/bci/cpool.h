@@ -3,7 +3,7 @@
 #ifndef BCI_CPOOL_H
 #define BCI_CPOOL_H
 
-#include "buf.h"
+#include "bci/buf.h"
 
 enum {
     CP_UTF8 = 1,

@@ -1,6 +1,6 @@
-#include "insn.h"
+#include "bci/insn.h"
 
-#include "buf.h"
+#include "bci/buf.h"
 
 /* Fixed lengths of opcodes 0..201; 0 marks invalid or variable-length ones. */
 static const uint8_t fixed_len[202] = {

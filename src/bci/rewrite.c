@@ -1,26 +1,10 @@
 /* Class-level driver: parses, numbers methods, rewrites their code and
  * writes the class back; any failure leaves the class unchanged. */
-#include "rewrite.h"
+#include "bci/code.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-uint32_t rw_hook_ref(rw_ctx *x, int k)
-{
-    const struct bci_hooks *h = x->h;
-    const char *name[HK_COUNT] = {h->entry_name,     h->exit_name,        h->leaf_name,
-                                  h->resume_name,    h->call_name,        h->new_obj_name,
-                                  h->new_array_name, h->object_init_name, h->invoke_name};
-    const char *desc[HK_COUNT] = {h->entry_desc,     h->exit_desc,        h->leaf_desc,
-                                  h->resume_desc,    h->call_desc,        h->new_obj_desc,
-                                  h->new_array_desc, h->object_init_desc, h->invoke_desc};
-    const char *owner = k <= HK_CALL ? h->method_class : h->alloc_class;
-    if (!x->mref[k])
-        x->mref[k] =
-            cp_add_methodref(&x->cf.cp, owner ? owner : h->tracker_class, name[k], desc[k]);
-    return x->mref[k];
-}
 
 static int skip(struct bci_result *res, const char *why, const char *detail)
 {

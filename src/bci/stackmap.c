@@ -1,4 +1,4 @@
-#include "stackmap.h"
+#include "bci/stackmap.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -3,7 +3,7 @@
 #ifndef BCI_STACKMAP_H
 #define BCI_STACKMAP_H
 
-#include "buf.h"
+#include "bci/buf.h"
 
 enum {
     VT_TOP = 0,

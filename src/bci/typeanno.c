@@ -1,6 +1,6 @@
-#include "typeanno.h"
+#include "bci/typeanno.h"
 
-#include "buf.h"
+#include "bci/buf.h"
 
 #define MAX_NESTING 64
 

@@ -6,7 +6,7 @@
  * long form, whose local the allocation hooks get too; "quiet"
  * omits per-class skip reasons.  At VM death it
  * prints how many classes were rewritten and why others were not. */
-#include "bci.h"
+#include "bci/bci.h"
 #include "tracker_hooks.h"
 
 #include <jvmti.h>

@@ -9,7 +9,7 @@
  * round-trip mismatch or class the rewriter could not handle. */
 #define _POSIX_C_SOURCE 200809L
 #define _XOPEN_SOURCE 700
-#include "bci.h"
+#include "bci/bci.h"
 #include "tracker_hooks.h"
 
 #include <ftw.h>

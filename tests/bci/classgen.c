@@ -154,3 +154,19 @@ uint8_t *cg_finish(classgen *g, size_t *len)
     *len = out.len;
     return out.p;
 }
+
+uint8_t *cg_finish_with_lines(classgen *g, uint16_t max_stack, const uint8_t *code,
+                              uint32_t code_len, const uint8_t *lnt, uint32_t lnt_len, size_t *len)
+{
+    cg_method m = {.access = 9, /* public static */
+                   .name = "m",
+                   .desc = "()V",
+                   .max_stack = max_stack,
+                   .code = code,
+                   .code_len = code_len,
+                   .attr_name = "LineNumberTable",
+                   .attr = lnt,
+                   .attr_len = lnt_len};
+    cg_add_method(g, &m);
+    return cg_finish(g, len);
+}

@@ -36,5 +36,9 @@ void cg_fill(classgen *g, unsigned n);
 void cg_add_method(classgen *g, const cg_method *m);
 /* Returns the malloc'd class bytes and frees the builder. */
 uint8_t *cg_finish(classgen *g, size_t *len);
+/* Adds `static void m()` with the given code and LineNumberTable (its body:
+ * u2 count, then u2 start_pc and u2 line per entry), then cg_finish. */
+uint8_t *cg_finish_with_lines(classgen *g, uint16_t max_stack, const uint8_t *code,
+                              uint32_t code_len, const uint8_t *lnt, uint32_t lnt_len, size_t *len);
 
 #endif

@@ -1,6 +1,6 @@
 /* Unit tests of the rewriter's call-site report (method_calls) and of the
  * call hook before numbered invokes. */
-#include "bci.h"
+#include "bci/bci.h"
 #include "classgen.h"
 
 #include <setjmp.h>
@@ -59,18 +59,8 @@ static void test_calls_and_call_hook(void **state)
                       0xb8, a >> 8,    a & 255,                 /* 3: invokestatic a (line 11) */
                       0xbb, self >> 8, self & 255, 0x57, 0xb1}; /* 6: new C; pop; return (12) */
     uint8_t lnt[] = {0, 3, 0, 0, 0, 10, 0, 3, 0, 11, 0, 6, 0, 12};
-    cg_method m = {.access = 9,
-                   .name = "m",
-                   .desc = "()V",
-                   .max_stack = 1,
-                   .code = code,
-                   .code_len = sizeof code,
-                   .attr_name = "LineNumberTable",
-                   .attr = lnt,
-                   .attr_len = sizeof lnt};
-    cg_add_method(g, &m);
     size_t len;
-    uint8_t *cls = cg_finish(g, &len);
+    uint8_t *cls = cg_finish_with_lines(g, 1, code, sizeof code, lnt, sizeof lnt, &len);
     struct call_log log = {0};
     struct bci_hooks h = {.tracker_class = "T",
                           .entry_name = "en",

@@ -1,7 +1,7 @@
 /* Unit tests of the class-file rewriter on generated classes. */
-#include "bci.h"
-#include "buf.h"
-#include "classfile.h"
+#include "bci/bci.h"
+#include "bci/buf.h"
+#include "bci/classfile.h"
 #include "classgen.h"
 
 #include <setjmp.h>
@@ -318,18 +318,8 @@ static void test_allocation_sites(void **state)
         0xb1};
     /* lines: 0 -> 10, 8 -> 11, 17 -> 12 (listed out of order) */
     uint8_t lnt[] = {0, 3, 0, 17, 0, 12, 0, 0, 0, 10, 0, 8, 0, 11};
-    cg_method m = {.access = 9,
-                   .name = "m",
-                   .desc = "()V",
-                   .max_stack = 2,
-                   .code = code,
-                   .code_len = sizeof code,
-                   .attr_name = "LineNumberTable",
-                   .attr = lnt,
-                   .attr_len = sizeof lnt};
-    cg_add_method(g, &m);
     size_t len;
-    uint8_t *cls = cg_finish(g, &len);
+    uint8_t *cls = cg_finish_with_lines(g, 2, code, sizeof code, lnt, sizeof lnt, &len);
     struct site_log log = {0};
     struct bci_hooks h = all_hooks;
     h.site_number = log_site;
@@ -393,18 +383,8 @@ static void test_invoke_results(void **state)
                       0xb6, clone >> 8, clone & 255, 0x57, /* 12: invokevirtual [I.clone; pop */
                       0xb1};
     uint8_t lnt[] = {0, 2, 0, 0, 0, 20, 0, 9, 0, 21};
-    cg_method m = {.access = 9,
-                   .name = "m",
-                   .desc = "()V",
-                   .max_stack = 1,
-                   .code = code,
-                   .code_len = sizeof code,
-                   .attr_name = "LineNumberTable",
-                   .attr = lnt,
-                   .attr_len = sizeof lnt};
-    cg_add_method(g, &m);
     size_t len;
-    uint8_t *cls = cg_finish(g, &len);
+    uint8_t *cls = cg_finish_with_lines(g, 1, code, sizeof code, lnt, sizeof lnt, &len);
     struct invoke_log log = {0};
     struct bci_hooks h = {.tracker_class = "T",
                           .invoke_name = "iv",

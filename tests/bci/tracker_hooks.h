@@ -4,7 +4,7 @@
 #ifndef BCI_TRACKER_HOOKS_H
 #define BCI_TRACKER_HOOKS_H
 
-#include "bci.h"
+#include "bci/bci.h"
 
 struct tracker_numbers {
     int cls, methods, sites;

@@ -3,7 +3,7 @@
  * the input round-trips, every rewrite of it parses again and round-trips to
  * itself.  (Methods left uninstrumented are copied verbatim, so a malformed
  * part of an input can survive into an output; hence the condition.) */
-#include "bci.h"
+#include "bci/bci.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -11,7 +11,7 @@ runs="${1:-200000}"
 work="${TMPDIR:-/tmp}/bci-fuzz"
 mkdir -p "$work/new" "$here/crashes"
 clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-    -I"$src" "$here/fuzz_bci.c" "$src"/*.c -o "$work/fuzz_bci"
+    -I"$src/.." "$here/fuzz_bci.c" "$src"/*.c -o "$work/fuzz_bci"
 status=0
 "$work/fuzz_bci" -runs="$runs" -max_len=65536 -timeout=30 -rss_limit_mb=2048 \
     -artifact_prefix="$here/crashes/" -print_final_stats=1 "$@" \

@@ -1,10 +1,11 @@
-/* State shared by the class-level driver (rewrite.c) and the per-method
- * code rewriter (code.c). */
-#ifndef BCI_REWRITE_H
-#define BCI_REWRITE_H
+/* The state of one class's rewrite: the class-level driver (rewrite.c)
+ * owns it, the per-method rewriter (code*.c) adds hook Methodrefs to it
+ * (hook_refs.c). */
+#ifndef BCI_REWRITE_CTX_H
+#define BCI_REWRITE_CTX_H
 
-#include "bci.h"
-#include "classfile.h"
+#include "bci/bci.h"
+#include "bci/classfile.h"
 
 enum {
     HK_ENTRY,
@@ -36,11 +37,8 @@ typedef struct {
     int ctor;        /* <init>: catch-all starts after super()/this() */
 } method_plan;
 
-/* Rewrites m's Code attribute into m->new_code (left NULL when nothing was
- * injected and not forced).  NULL on success, else the reason. */
-const char *code_rewrite(rw_ctx *x, cf_member *m, const cf_attr *code, const method_plan *p);
-
-/* Methodref index for hook k, appending it on first use (0 on overflow). */
+/* Methodref index for hook k, appending it on first use (0 on overflow);
+ * in hook_refs.c. */
 uint32_t rw_hook_ref(rw_ctx *x, int k);
 
 #endif
