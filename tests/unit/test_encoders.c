@@ -1,9 +1,9 @@
 /* The core records of both encoders, byte for byte, through the writer. */
 #include "agent/core/agent.h"
 #include "agent/io/writer.h"
+#include "agent/modes/monitor/monitor_encoder.h"
 #include "agent/output/ascii/prelude.h"
 #include "agent/output/encoder.h"
-#include "agent/output/monitor_encoder.h"
 #include "agent/tables/trace.h"
 
 #include <setjmp.h>

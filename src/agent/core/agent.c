@@ -296,7 +296,7 @@ bool hp_recording_open(JavaVM *vm, const char *cmdline, bool attach)
     hp.attached = attach;
     if ((*vm)->GetEnv(vm, (void **)&hp.jvmti, JVMTI_VERSION_1_2) != JNI_OK)
         return refuse(attach, "Unable to access JVMTI Version 1.2 in this JVM");
-    if (!hp_modes_select(&hp.opt)) return give_up(attach);
+    hp_modes_select(&hp.opt);
     if (!set_up_events(attach)) return false;
     if (!open_output()) {
         if (hp.opt.net_host)

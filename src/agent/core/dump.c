@@ -7,7 +7,6 @@
 #include "agent/tables/class.h"
 
 #include <pthread.h>
-#include <string.h>
 
 static pthread_mutex_t dump_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -34,7 +33,7 @@ void hp_dump_heap(jvmtiEnv *jvmti, JNIEnv *jni)
 {
     pthread_mutex_lock(&dump_lock);
     for (const struct hp_mode *const *m = hp_active_modes(); *m; m++) {
-        if (strcmp((*m)->option, "heap=dump") != 0) continue;
+        if (!(*m)->writes_heap_dump) continue;
         if (hp_output_binary()) hp_class_resync(jvmti, jni);
         (*m)->dump(jvmti, jni);
     }

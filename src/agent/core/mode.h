@@ -1,7 +1,10 @@
 /* The interface every profiling mode implements (heap=dump, heap=sites,
- * cpu=samples, cpu=times, monitor=y), one directory each under modes/. The
- * core calls them at each lifecycle step; a mode touches only its own state
- * and writes through its own encoder interface. Every hook may be NULL. */
+ * cpu=samples, cpu=times, monitor=y). Each mode is one folder (a vertical
+ * slice: engine, records and encoders, use of the rewriter) that exports
+ * one struct hp_mode; the core calls it at each lifecycle step and asks it
+ * only through this interface, never by name. A mode touches only its own
+ * state and writes through its own encoder interface. Every hook may be
+ * NULL. */
 #ifndef HPROF_MODE_H
 #define HPROF_MODE_H
 
@@ -35,14 +38,18 @@ enum hp_request_kind {
 struct hp_request {
     enum hp_request_kind kind;
     double cutoff;          /* HP_REQ_SITES, HP_REQ_CPU_SAMPLES */
-    uint16_t flags;         /* HP_REQ_SITES: HP_SITES_* (output/sites_encoder.h) */
+    uint16_t flags;         /* HP_REQ_SITES: the request's flags (HP_SITES_* of heap=sites) */
     bool on;                /* HP_REQ_TRACKING, HP_REQ_SAMPLING */
     uint32_t thread_serial; /* HP_REQ_SAMPLING: one thread, 0 for all */
 };
 
 struct hp_mode {
-    const char *option;       /* "heap=dump", ...: the option that enables it */
+    const char *option;       /* "heap=dump", ...: the option that enables it, for people */
     const char *dump_message; /* verbose text at each dump, e.g. " allocation sites ..." */
+    /* Whether the parsed options enable the mode. */
+    bool (*selected)(const struct hp_options *o);
+    /* Its dump is the heap dump: net= DUMP HEAP writes it alone. */
+    bool writes_heap_dump;
     /* Agent_OnLoad, or Agent_OnAttach (hp.attached: the VM is live). Returns
      * false, after hp_error(), to refuse to start. */
     bool (*on_load)(struct hp_setup *s);
@@ -75,8 +82,7 @@ struct hp_mode {
 /* The modes in dump order (monitor, heap dump, sites, CPU samples, CPU
  * times), NULL-terminated; only those enabled by the options. */
 const struct hp_mode *const *hp_active_modes(void);
-/* Selects the modes the options ask for; false (after an error message)
- * when one is not available in this build. */
-bool hp_modes_select(const struct hp_options *o);
+/* Selects the modes the options ask for. */
+void hp_modes_select(const struct hp_options *o);
 
 #endif

@@ -1,7 +1,4 @@
-#include "agent/core/error.h"
 #include "agent/core/mode.h"
-
-#include <string.h>
 
 extern const struct hp_mode hp_mode_monitor;
 extern const struct hp_mode hp_mode_heap_dump;
@@ -28,27 +25,10 @@ const struct hp_mode *const *hp_active_modes(void)
     return active;
 }
 
-bool hp_modes_select(const struct hp_options *o)
+void hp_modes_select(const struct hp_options *o)
 {
-    const struct {
-        const char *option;
-        bool wanted;
-    } features[] = {
-        {"monitor=y", o->monitor},       {"heap=dump", o->heap_dump}, {"heap=sites", o->heap_sites},
-        {"cpu=samples", o->cpu_samples}, {"cpu=times", o->cpu_times},
-    };
     size_t n = 0;
-    for (size_t f = 0; f < sizeof features / sizeof features[0]; f++) {
-        if (!features[f].wanted) continue;
-        const struct hp_mode *found = NULL;
-        for (size_t m = 0; all_modes[m]; m++)
-            if (strcmp(all_modes[m]->option, features[f].option) == 0) found = all_modes[m];
-        if (found == NULL) {
-            hp_error("%s is not available in this build of the agent", features[f].option);
-            return false;
-        }
-        active[n++] = found;
-    }
+    for (size_t m = 0; all_modes[m]; m++)
+        if (all_modes[m]->selected(o)) active[n++] = all_modes[m];
     active[n] = NULL;
-    return true;
 }

@@ -1,7 +1,11 @@
 /* Output encoders: one interface, one implementation per format (ascii in
  * output/ascii/, binary in output/binary/). The format is chosen once at
- * start-up; no record writer branches on it. Each profiling mode has its own
- * small encoder interface of the same shape next to this one. */
+ * start-up; no record writer branches on it. This is what every mode shares
+ * (header, threads, traces, classes); each mode has its own small encoder
+ * interface of the same shape in its folder (e.g. sites_encoder.h with
+ * ascii.c and binary.c), built on the primitives here and in ascii/text.h
+ * and binary/record.h. The CPU report (cpu_report_encoder.h) is here
+ * because two modes write it. */
 #ifndef HPROF_ENCODER_H
 #define HPROF_ENCODER_H
 

@@ -217,8 +217,14 @@ static void stop(jvmtiEnv *jvmti, JNIEnv *jni)
     hp_pseudo_forget();
 }
 
+static bool selected(const struct hp_options *o)
+{
+    return o->cpu_samples;
+}
+
 const struct hp_mode hp_mode_cpu_samples = {
     .option = "cpu=samples",
+    .selected = selected,
     .dump_message = " CPU usage by sampling running threads ...",
     .on_load = on_load,
     .vm_init = vm_init,

@@ -3,7 +3,6 @@
 #include "agent/core/agent.h"
 #include "agent/instrument/frames.h"
 #include "agent/instrument/instrument.h"
-#include "agent/modes/cpu_times/cpu_times.h"
 #include "agent/tables/table.h"
 #include "agent/tables/thread.h"
 #include "agent/tables/trace.h"
@@ -11,6 +10,11 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+
+int hp_ct_depth(void)
+{
+    return hp.opt.cpu_old ? 2 : hp.opt.depth;
+}
 
 /* What was reported of one tracker state (one running thread) so far. */
 struct snap {

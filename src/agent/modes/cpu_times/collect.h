@@ -18,6 +18,8 @@ struct hp_ct_row {
     uint64_t self_ns, total_ns;
 };
 
+/* Frames per trace: depth=, or 2 for cpu=old. */
+int hp_ct_depth(void);
 /* Looks up the tracker's fields and methods; false if they are missing. */
 bool hp_ct_collect_init(JNIEnv *jni, jclass tracker);
 /* On an ending thread: takes in its data and drops its tracker state. */

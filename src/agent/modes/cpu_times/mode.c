@@ -1,8 +1,7 @@
-#include "agent/modes/cpu_times/cpu_times.h"
-
+/* cpu=times and cpu=old: exact call counts and per-method CPU time from
+ * method entry/exit calls injected by the instrument component. */
 #include "agent/core/agent.h"
 #include "agent/core/error.h"
-#include "agent/core/in_agent.h"
 #include "agent/instrument/instrument.h"
 #include "agent/modes/cpu_times/collect.h"
 #include "agent/modes/cpu_times/report.h"
@@ -10,38 +9,7 @@
 
 #include <stdlib.h>
 
-#include <time.h>
-
 static bool collect_ready;
-
-int hp_ct_depth(void)
-{
-    return hp.opt.cpu_old ? 2 : hp.opt.depth;
-}
-
-/* HprofTracker's natives (see instrument.h). */
-JNIEXPORT jint JNICALL Java_java_lang_HprofTracker_depth(JNIEnv *jni, jclass k)
-{
-    (void)jni, (void)k;
-    return hp_ct_depth();
-}
-
-JNIEXPORT void JNICALL Java_java_lang_HprofTracker_backoff(JNIEnv *jni, jclass k, jint round)
-{
-    (void)k;
-    hp_in_agent_enter();
-    hp_instr_backoff(round);
-    hp_in_agent_leave(hp.jvmti, jni);
-}
-
-/* The calling thread's CPU time in ns, -1 without a thread CPU clock. */
-JNIEXPORT jlong JNICALL Java_java_lang_HprofTracker_cpuTime(JNIEnv *jni, jclass k)
-{
-    (void)jni, (void)k;
-    struct timespec ts;
-    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return -1;
-    return (jlong)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static bool on_load(struct hp_setup *s)
 {
@@ -91,8 +59,14 @@ static void dump(jvmtiEnv *jvmti, JNIEnv *jni)
     free(rows);
 }
 
+static bool selected(const struct hp_options *o)
+{
+    return o->cpu_times;
+}
+
 const struct hp_mode hp_mode_cpu_times = {
     .option = "cpu=times",
+    .selected = selected,
     .on_load = on_load,
     .vm_init = vm_init,
     .thread_end = thread_end,

@@ -2,8 +2,8 @@
 
 #include "agent/core/agent.h"
 #include "agent/io/writer.h"
+#include "agent/modes/cpu_times/cpu_times_encoder.h"
 #include "agent/output/cpu_report_encoder.h"
-#include "agent/output/cpu_times_encoder.h"
 #include "agent/tables/trace.h"
 
 #include <stdlib.h>

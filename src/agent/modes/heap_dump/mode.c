@@ -7,11 +7,11 @@
 #include "agent/core/error.h"
 #include "agent/core/gc.h"
 #include "agent/io/writer.h"
+#include "agent/modes/heap_dump/heap_dump_encoder.h"
 #include "agent/modes/heap_dump/hotspot.h"
 #include "agent/modes/heap_dump/threads.h"
 #include "agent/modes/heap_dump/walk.h"
 #include "agent/output/encoder.h"
-#include "agent/output/heap_dump_encoder.h"
 #include "agent/tables/trace.h"
 
 #include <inttypes.h>
@@ -111,8 +111,15 @@ static void dump(jvmtiEnv *jvmti, JNIEnv *jni)
     hd_classes_free(&cs);
 }
 
+static bool selected(const struct hp_options *o)
+{
+    return o->heap_dump;
+}
+
 const struct hp_mode hp_mode_heap_dump = {
     .option = "heap=dump",
+    .selected = selected,
+    .writes_heap_dump = true,
     .dump_message = " Java heap ...",
     .on_load = on_load,
     .dump = dump,

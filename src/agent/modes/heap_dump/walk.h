@@ -7,9 +7,9 @@
 #define HPROF_HD_WALK_H
 
 #include "agent/modes/heap_dump/classes.h"
+#include "agent/modes/heap_dump/heap_dump_encoder.h"
 #include "agent/modes/heap_dump/map.h"
 #include "agent/modes/heap_dump/stream.h"
-#include "agent/output/heap_dump_encoder.h"
 
 #include <jvmti.h>
 

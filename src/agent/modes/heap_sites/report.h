@@ -3,8 +3,8 @@
 #ifndef HPROF_HEAP_SITES_REPORT_H
 #define HPROF_HEAP_SITES_REPORT_H
 
-#include "agent/modes/heap_sites/live.h"
-#include "agent/output/sites_encoder.h"
+#include "agent/modes/heap_sites/engine.h"
+#include "agent/modes/heap_sites/sites_encoder.h"
 
 /* What to list: cutoff ratio and HP_SITES_* flags (a dump: cutoff=, 0). */
 struct hp_sites_query {

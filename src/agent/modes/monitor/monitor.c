@@ -3,7 +3,7 @@
 #include "agent/core/agent.h"
 #include "agent/core/error.h"
 #include "agent/io/writer.h"
-#include "agent/output/monitor_encoder.h"
+#include "agent/modes/monitor/monitor_encoder.h"
 #include "agent/tables/class.h"
 #include "agent/tables/table.h"
 #include "agent/tables/trace.h"
@@ -186,8 +186,14 @@ static void vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
     hp_set_events(JVMTI_DISABLE, events, sizeof events / sizeof events[0]);
 }
 
+static bool selected(const struct hp_options *o)
+{
+    return o->monitor;
+}
+
 const struct hp_mode hp_mode_monitor = {
     .option = "monitor=y",
+    .selected = selected,
     .dump_message = " contended monitor usage ...",
     .on_load = on_load,
     .vm_init = vm_init,

@@ -2,7 +2,7 @@
 #include "agent/core/agent.h"
 #include "agent/io/writer.h"
 #include "agent/modes/monitor/monitor.h"
-#include "agent/output/monitor_encoder.h"
+#include "agent/modes/monitor/monitor_encoder.h"
 #include "agent/tables/class.h"
 #include "agent/tables/trace.h"
 

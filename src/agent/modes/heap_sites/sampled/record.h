@@ -1,8 +1,8 @@
 /* Recording one allocation: its site (class + the allocating thread's
  * stack), the site's counters, and a tag on the object carrying the site so
  * that the dump can count the survivors. */
-#ifndef HPROF_HEAP_SITES_RECORD_H
-#define HPROF_HEAP_SITES_RECORD_H
+#ifndef HPROF_HEAP_SITES_SAMPLED_RECORD_H
+#define HPROF_HEAP_SITES_SAMPLED_RECORD_H
 
 #include <jvmti.h>
 #include <stdbool.h>

@@ -1,8 +1,8 @@
 /* Ascii MONITOR DUMP, MONITOR TIME and WAIT/WAITED lines (reference 3.7). */
 #include "agent/core/agent.h"
 #include "agent/io/writer.h"
+#include "agent/modes/monitor/monitor_encoder.h"
 #include "agent/output/ascii/text.h"
-#include "agent/output/monitor_encoder.h"
 
 #include <inttypes.h>
 

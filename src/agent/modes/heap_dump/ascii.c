@@ -5,7 +5,7 @@
 #include "agent/core/agent.h"
 #include "agent/core/error.h"
 #include "agent/io/writer.h"
-#include "agent/output/heap_dump_encoder.h"
+#include "agent/modes/heap_dump/heap_dump_encoder.h"
 #include "agent/tables/trace.h"
 
 #include <inttypes.h>

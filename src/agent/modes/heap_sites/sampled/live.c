@@ -1,4 +1,4 @@
-#include "agent/modes/heap_sites/live.h"
+#include "agent/modes/heap_sites/sampled/live.h"
 
 #include "agent/core/agent.h"
 #include "agent/core/error.h"
@@ -61,11 +61,4 @@ bool hp_sites_live_count(jvmtiEnv *jvmti, struct hp_sites_live *live)
         return false;
     }
     return true;
-}
-
-void hp_sites_live_free(struct hp_sites_live *live)
-{
-    free(live->objs);
-    free(live->bytes);
-    memset(live, 0, sizeof *live);
 }

@@ -12,6 +12,8 @@
 
 #define HP_KEY_SAMPLED 0x800000u
 #define HP_KEY_MAX 0x7fffffu
+/* The most ints a tracker key holds (the bytecode site and its callers). */
+#define HP_KEY_MAX_INTS 32
 
 struct hp_key {
     /* Counted in C: by ended threads (folded at ThreadEnd) and VMObjectAlloc. */
@@ -31,5 +33,7 @@ uint32_t hp_key_count(void);
 /* The tracker key ints of `key`, NULL for a VM key; *thread_serial set. */
 const jint *hp_key_ints(uint32_t key, uint32_t *thread_serial);
 int hp_key_width(void);
+/* Reports, once, that a key could not be made: its objects go uncounted. */
+void hp_key_lost(void);
 
 #endif

@@ -2,8 +2,8 @@
  * DUMP END. IDs are 8 bytes; values are big-endian. */
 #include "agent/core/agent.h"
 #include "agent/io/writer.h"
+#include "agent/modes/heap_dump/heap_dump_encoder.h"
 #include "agent/output/binary/record.h"
-#include "agent/output/heap_dump_encoder.h"
 #include "agent/tables/names.h"
 #include "agent/tables/trace.h"
 

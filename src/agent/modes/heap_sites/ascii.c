@@ -1,7 +1,7 @@
 /* SITES ... SITES END, laid out as reference section 3.4 shows. */
 #include "agent/core/agent.h"
+#include "agent/modes/heap_sites/sites_encoder.h"
 #include "agent/output/ascii/text.h"
-#include "agent/output/sites_encoder.h"
 #include "agent/tables/class.h"
 
 #include <inttypes.h>

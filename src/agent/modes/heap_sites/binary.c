@@ -2,8 +2,8 @@
  * cutoff is a real IEEE float (the manual's u4 "floating point"; JDK 8 wrote
  * half of a double), and the 64-bit counts saturate at 0xFFFFFFFF in u4
  * fields instead of wrapping. */
+#include "agent/modes/heap_sites/sites_encoder.h"
 #include "agent/output/binary/record.h"
-#include "agent/output/sites_encoder.h"
 #include "agent/tables/class.h"
 #include "agent/tables/names.h"
 

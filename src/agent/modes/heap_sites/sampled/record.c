@@ -1,4 +1,4 @@
-#include "agent/modes/heap_sites/record.h"
+#include "agent/modes/heap_sites/sampled/record.h"
 
 #include "agent/core/agent.h"
 #include "agent/core/error.h"

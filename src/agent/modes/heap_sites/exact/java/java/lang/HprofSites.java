@@ -8,7 +8,7 @@
  * inlines them (objInit reads the volatile `pending`, as before).
  *
  * Each thread owns one instance, found through the field hprofSites the
- * agent adds to java.lang.Thread (javac sees it in instrument/stubs). It
+ * agent adds to java.lang.Thread (javac sees it in stubs/). It
  * counts allocations per slot, a slot being (bytecode site, the
  * calling methods below the allocating one, depth-1 of them), in plain
  * arrays only its thread writes: no lock, no atomic, no JNI per allocation.
@@ -18,7 +18,7 @@
  * (hprofStk, hprofSp). The agent reads the counters at a dump through JNI,
  * and folds the slots of an ending thread into its own tables.
  *
- * Site numbers are made by the agent (modes/heap_sites/bsite.h): the low
+ * Site numbers are made by the agent (modes/heap_sites/exact/bsite.h): the low
  * bits say what is allocated (KIND_*, MULTI for multianewarray).
  *
  * Liveness: per slot the first EXACT objects, then one in SAMPLE, are tagged

@@ -1,6 +1,6 @@
 /* cpu=old's report in the old -prof format (reference §3.6). */
+#include "agent/modes/cpu_times/cpu_times_encoder.h"
 #include "agent/output/ascii/text.h"
-#include "agent/output/cpu_times_encoder.h"
 #include "agent/tables/class.h"
 #include "agent/tables/frame.h"
 #include "agent/tables/trace.h"

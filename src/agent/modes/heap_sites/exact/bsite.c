@@ -1,4 +1,4 @@
-#include "agent/modes/heap_sites/bsite.h"
+#include "agent/modes/heap_sites/exact/bsite.h"
 
 #include <pthread.h>
 #include <stdbool.h>

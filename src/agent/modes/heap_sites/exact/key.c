@@ -1,5 +1,6 @@
-#include "agent/modes/heap_sites/key.h"
+#include "agent/modes/heap_sites/exact/key.h"
 
+#include "agent/core/error.h"
 #include "agent/tables/table.h"
 
 #include <stdlib.h>
@@ -7,6 +8,7 @@
 
 static struct hp_table *keys;
 static int width;
+static atomic_bool key_lost;
 
 /* Never a thread serial: marks VM keys. */
 #define VM_MARK 0xffffffffu
@@ -34,8 +36,8 @@ static uint32_t intern(const void *key, size_t len)
 
 uint32_t hp_key_intern(uint32_t thread_serial, const jint *k)
 {
-    uint32_t buf[1 + 32];
-    if (width > 32) return 0;
+    uint32_t buf[1 + HP_KEY_MAX_INTS];
+    if (width > HP_KEY_MAX_INTS) return 0;
     buf[0] = thread_serial;
     memcpy(buf + 1, k, sizeof(jint) * (size_t)width);
     return intern(buf, sizeof(uint32_t) * (size_t)(1 + width));
@@ -68,4 +70,11 @@ const jint *hp_key_ints(uint32_t key, uint32_t *thread_serial)
         return NULL;
     }
     return (const jint *)(k + 1);
+}
+
+void hp_key_lost(void)
+{
+    if (!atomic_exchange(&key_lost, true))
+        hp_error("heap=sites: allocation key table full or out of memory; some objects are not "
+                 "tagged or counted from now on");
 }

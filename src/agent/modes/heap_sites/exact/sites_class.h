@@ -1,5 +1,6 @@
 /* The class file of java.lang.HprofSites, compiled from
- * instrument/java/java/lang/HprofSites.java and embedded at build time. */
+ * java/java/lang/HprofSites.java (next to this file) and embedded at build
+ * time. */
 #ifndef HPROF_HEAP_SITES_CLASS_H
 #define HPROF_HEAP_SITES_CLASS_H
 

@@ -1,0 +1,67 @@
+/* The exact engine of heap=sites (its interface to mode.c is engine.h):
+ * what its files share. engine.c sets it up, natives.c serves the tracker
+ * java.lang.HprofSites, vm_alloc.c counts what the JVM allocates itself,
+ * tally.c reads the tracker's counts and collect.c turns them into sites
+ * and live counts at a dump. See ../README.md. */
+#ifndef HPROF_HEAP_SITES_EXACT_H
+#define HPROF_HEAP_SITES_EXACT_H
+
+#include "agent/core/agent.h"
+#include "agent/modes/heap_sites/engine.h"
+#include "agent/modes/heap_sites/exact/key.h"
+
+#include <jvmti.h>
+#include <stdbool.h>
+
+#define HP_SITES_CLASS "java/lang/HprofSites"
+/* The exact route's capacity: a key holds the bytecode site and at most
+ * this many callers (HP_KEY_MAX_INTS ints), well below the depth limit
+ * every mode has (HP_MAX_DEPTH, core/options.h). A deeper depth= takes the
+ * sampled engine (hp_sites_exact_selected). */
+#define HP_SITES_EXACT_CAPACITY (HP_KEY_MAX_INTS - 1)
+/* Up to this depth the callers come from a window of three methods in one
+ * long (HprofSites.enterWin), deeper from a shadow stack. */
+#define HP_SITES_WINDOW_DEPTH 4
+
+/* Callers from the shadow stack (deeper than the window holds). */
+static inline bool hp_sites_exact_on_stack(void)
+{
+    return hp.opt.depth > HP_SITES_WINDOW_DEPTH;
+}
+
+/* natives.c: learns the JVM's array layout that config() hands the tracker;
+ * false if it fits no known layout. */
+bool hp_sites_exact_learn_layout(jvmtiEnv *jvmti, JNIEnv *jni);
+
+/* vm_alloc.c: the VMObjectAlloc callback; the natives it recognises (false
+ * if one is missing); starts/stops recording and the event. */
+void JNICALL hp_sites_exact_on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
+                                               jobject object, jclass klass, jlong size);
+bool hp_sites_exact_find_natives(JNIEnv *jni);
+void hp_sites_exact_vm_alloc_record(jvmtiEnv *jvmti, bool on);
+
+/* tally.c: per key, this dump's figures. */
+struct hp_sites_tally {
+    uint64_t objs, bytes;                    /* allocated */
+    uint64_t live, live_bytes, live_sampled; /* tagged objects found live */
+};
+struct hp_sites_tallies {
+    struct hp_sites_tally *t;
+    uint32_t n; /* keys 1..n */
+};
+/* Looks up the tracker's fields and methods; false if one is missing. */
+bool hp_sites_exact_tally_init(JNIEnv *jni, jclass tracker);
+/* An ending thread's counts into its keys (ThreadEnd). */
+void hp_sites_exact_fold(jvmtiEnv *jvmti, JNIEnv *jni, const struct hp_thread *t);
+/* Folds wait while a dump counts (hold around tally_allocated). */
+void hp_sites_exact_folds_lock(void);
+void hp_sites_exact_folds_unlock(void);
+/* Allocated counts per key: the running threads' slots plus what ended
+ * threads and the JVM added. */
+void hp_sites_exact_tally_allocated(jvmtiEnv *jvmti, JNIEnv *jni, struct hp_sites_tallies *ts);
+
+/* collect.c: brings the site counters up to date and counts the live
+ * objects per site (after a forced collection). */
+bool hp_sites_exact_collect(jvmtiEnv *jvmti, JNIEnv *jni, struct hp_sites_live *live);
+
+#endif

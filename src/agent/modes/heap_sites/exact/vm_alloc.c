@@ -1,0 +1,211 @@
+/* Allocations the JVM makes itself (JVM TI VMObjectAlloc): counted at a
+ * heap=sites site of their own, unless they come from a native whose call
+ * site was hooked, which counts the object in Java when the call returns. */
+#include "agent/core/agent.h"
+#include "agent/core/error.h"
+#include "agent/core/in_agent.h"
+#include "agent/modes/heap_sites/exact/bsite.h"
+#include "agent/modes/heap_sites/exact/exact.h"
+#include "agent/modes/heap_sites/exact/key.h"
+#include "agent/modes/heap_sites/site.h"
+#include "agent/tables/class.h"
+#include "agent/tables/thread.h"
+#include "agent/tables/trace.h"
+
+#include <pthread.h>
+
+static atomic_bool recording;
+/* Natives that post VMObjectAlloc when not compiled, and whose hooked call
+ * sites count the result instead. */
+static jmethodID m_clone, m_new_array, m_alloc_instance;
+/* Frames between Array.newArray and the hooked call that counts its array:
+ * Array.newInstance, and the copyOf methods that call it (not rewritten). */
+static jmethodID m_new_instance, m_copy_of, m_copy_of_range;
+
+/* The constant an injected push at code[at..] gives, -1 if none. */
+static int32_t pushed(const unsigned char *code, jint len, jint at, jint *next)
+{
+    if (at >= len) return -1;
+    unsigned op = code[at];
+    if (op >= 0x02 && op <= 0x08) return *next = at + 1, (int32_t)op - 3;
+    if (op == 0x10 && at + 1 < len) return *next = at + 2, (int8_t)code[at + 1];
+    if (op == 0x11 && at + 2 < len)
+        return *next = at + 3, (int16_t)(code[at + 1] << 8 | code[at + 2]);
+    return -1;
+}
+
+/* Past the caller window an injected hook call may get (bci alloc_local):
+ * lconst_0, lload_<n>, lload n or wide lload n. */
+static jint past_window(const unsigned char *code, jint len, jint at)
+{
+    if (at >= len) return at;
+    if (code[at] == 0x09 || (code[at] >= 0x1e && code[at] <= 0x21)) return at + 1;
+    if (code[at] == 0x16) return at + 2;
+    if (code[at] == 0xc4 && at + 1 < len && code[at + 1] == 0x16) return at + 4;
+    return at;
+}
+
+/* Whether the call at `at` in `code` was hooked: the rewritten code has
+ * `dup; push site; [window;] invokestatic` right after the invoke, the site
+ * a DYN one. Sites pushed by ldc are taken as hooked. */
+static bool hooked_call(const unsigned char *code, jint len, jint at)
+{
+    if (at < 0 || at >= len || code[at] < 0xb6 || code[at] > 0xb9) return false;
+    at += code[at] == 0xb9 ? 5 : 3;
+    if (at >= len || code[at] != 0x59) return false;
+    jint next = 0;
+    int32_t site = pushed(code, len, at + 1, &next);
+    if (site >= 0) {
+        next = past_window(code, len, next);
+        return next < len && code[next] == 0xb8 && (site & HP_BSITE_KIND_MASK) == HP_BSITE_DYN &&
+               hp_bsite_get(site);
+    }
+    if (at + 1 < len && (code[at + 1] == 0x12 || code[at + 1] == 0x13)) {
+        next = past_window(code, len, at + 1 + (code[at + 1] == 0x12 ? 2 : 3));
+        return next < len && code[next] == 0xb8;
+    }
+    return false;
+}
+
+/* (calling method, location) -> hooked_call(), so that GetBytecodes, which
+ * copies the whole method, runs once per call site: method handles call
+ * Unsafe.allocateInstance for every object they make (JDK 25 javac: the
+ * copy was the largest native cost). The agent rewrites a class only at
+ * load, so a method's bytecode stays as it was (another agent retransforming
+ * it would leave this stale); a full table just stops remembering. */
+#define HOOK_MEMO 4096
+static struct {
+    jmethodID method;
+    jlocation at;
+    bool hooked;
+} hook_memo[HOOK_MEMO];
+static pthread_mutex_t hook_memo_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool memo_slot(jmethodID m, jlocation at, uint32_t *slot)
+{
+    uint64_t h =
+        ((uint64_t)(uintptr_t)m ^ (uint64_t)at * 0x9E3779B97F4A7C15ull) * 0xBF58476D1CE4E5B9ull;
+    for (uint32_t i = 0, p = (uint32_t)(h >> 40) % HOOK_MEMO; i < 16;
+         i++, p = (p + 1) % HOOK_MEMO) {
+        *slot = p;
+        if (hook_memo[p].method == NULL) return false;
+        if (hook_memo[p].method == m && hook_memo[p].at == at) return true;
+    }
+    *slot = HOOK_MEMO;
+    return false;
+}
+
+/* Whether this VMObjectAlloc (frames f[0..n-1], f[0] the allocating native)
+ * comes from a native whose call site was hooked, directly or through
+ * Array.newInstance (the hook counts the object when the call returns). */
+static bool counted_by_hook(jvmtiEnv *jvmti, const jvmtiFrameInfo *f, jint n)
+{
+    if (f[0].method != m_clone && f[0].method != m_new_array && f[0].method != m_alloc_instance)
+        return false;
+    if (f[0].method == m_new_array) {
+        jint i = 1;
+        while (i < n - 1 && (f[i].method == m_new_instance || f[i].method == m_copy_of ||
+                             f[i].method == m_copy_of_range))
+            i++;
+        if (i == 1) return false; /* newArray is only called by newInstance */
+        f += i - 1;
+    }
+    uint32_t slot;
+    pthread_mutex_lock(&hook_memo_lock);
+    bool known = memo_slot(f[1].method, f[1].location, &slot);
+    bool hooked = known && hook_memo[slot].hooked;
+    pthread_mutex_unlock(&hook_memo_lock);
+    if (known) return hooked;
+    jint len = 0;
+    unsigned char *code = NULL;
+    if ((*jvmti)->GetBytecodes(jvmti, f[1].method, &len, &code) != JVMTI_ERROR_NONE) return false;
+    hooked = hooked_call(code, len, (jint)f[1].location);
+    (*jvmti)->Deallocate(jvmti, code);
+    pthread_mutex_lock(&hook_memo_lock);
+    if (!memo_slot(f[1].method, f[1].location, &slot) && slot < HOOK_MEMO) {
+        hook_memo[slot].method = f[1].method;
+        hook_memo[slot].at = f[1].location;
+        hook_memo[slot].hooked = hooked;
+    }
+    pthread_mutex_unlock(&hook_memo_lock);
+    return hooked;
+}
+
+static void record_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
+                                   jclass klass, jlong size)
+{
+    (void)thread;
+    if (!atomic_load_explicit(&recording, memory_order_relaxed)) return;
+    const struct hp_thread *t = hp_thread_get(jvmti, NULL);
+    if (t != NULL && t->agent) return;
+    /* One walk serves the hook check (up to four frames) and the trace. */
+    jint depth = atomic_load_explicit(&hp.trace_depth, memory_order_relaxed);
+    if (depth > HP_SITES_EXACT_CAPACITY) depth = HP_SITES_EXACT_CAPACITY;
+    jvmtiFrameInfo f[HP_SITES_EXACT_CAPACITY];
+    jint n = 0;
+    if ((*jvmti)->GetStackTrace(jvmti, NULL, 0, depth > 4 ? depth : 4, f, &n) != JVMTI_ERROR_NONE)
+        n = 0;
+    if (n >= 2 && counted_by_hook(jvmti, f, n)) return;
+    uint32_t serial = t ? t->serial : HP_THREAD_SERIAL_UNKNOWN;
+    uint32_t trace =
+        hp_trace_from_frames(jvmti, jni, f, n < depth ? n : depth, hp.opt.thread ? serial : 0);
+    uint32_t site = hp_site_intern(hp_class_serial(jvmti, klass), trace);
+    uint32_t kid = site ? hp_key_vm(site) : 0;
+    struct hp_key *key = hp_key_get(kid);
+    if (key == NULL) {
+        hp_key_lost();
+        return;
+    }
+    atomic_store(&key->site, site);
+    atomic_fetch_add_explicit(&key->objs, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&key->bytes, (uint64_t)size, memory_order_relaxed);
+    if ((*jvmti)->SetTag(jvmti, object, (jlong)hp_objid_new(kid)) == JVMTI_ERROR_NONE)
+        atomic_fetch_add_explicit(&key->tagged, 1, memory_order_relaxed);
+}
+
+void JNICALL hp_sites_exact_on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
+                                               jobject object, jclass klass, jlong size)
+{
+    hp_in_agent_enter();
+    record_vm_object_alloc(jvmti, jni, thread, object, klass, size);
+    hp_in_agent_leave(jvmti, jni);
+}
+
+static jmethodID method_of(JNIEnv *jni, const char *cls, const char *name, const char *desc,
+                           bool is_static)
+{
+    jclass c = (*jni)->FindClass(jni, cls);
+    jmethodID m = c == NULL   ? NULL
+                  : is_static ? (*jni)->GetStaticMethodID(jni, c, name, desc)
+                              : (*jni)->GetMethodID(jni, c, name, desc);
+    if (c) (*jni)->DeleteLocalRef(jni, c);
+    (*jni)->ExceptionClear(jni);
+    return m;
+}
+
+bool hp_sites_exact_find_natives(JNIEnv *jni)
+{
+    m_clone = method_of(jni, "java/lang/Object", "clone", "()Ljava/lang/Object;", false);
+    m_new_array = method_of(jni, "java/lang/reflect/Array", "newArray",
+                            "(Ljava/lang/Class;I)Ljava/lang/Object;", true);
+    m_alloc_instance = method_of(jni, "jdk/internal/misc/Unsafe", "allocateInstance",
+                                 "(Ljava/lang/Class;)Ljava/lang/Object;", false);
+    m_new_instance = method_of(jni, "java/lang/reflect/Array", "newInstance",
+                               "(Ljava/lang/Class;I)Ljava/lang/Object;", true);
+    m_copy_of = method_of(jni, "java/util/Arrays", "copyOf",
+                          "([Ljava/lang/Object;ILjava/lang/Class;)[Ljava/lang/Object;", true);
+    m_copy_of_range =
+        method_of(jni, "java/util/Arrays", "copyOfRange",
+                  "([Ljava/lang/Object;IILjava/lang/Class;)[Ljava/lang/Object;", true);
+    return m_clone && m_new_array && m_alloc_instance && m_new_instance && m_copy_of &&
+           m_copy_of_range;
+}
+
+void hp_sites_exact_vm_alloc_record(jvmtiEnv *jvmti, bool on)
+{
+    atomic_store(&recording, on);
+    hp_jvmti_ok(jvmti,
+                (*jvmti)->SetEventNotificationMode(jvmti, on ? JVMTI_ENABLE : JVMTI_DISABLE,
+                                                   JVMTI_EVENT_VM_OBJECT_ALLOC, NULL),
+                "SetEventNotificationMode");
+}
