@@ -1,5 +1,5 @@
 /* heap=dump's encoder interface: one implementation per format (ascii in
- * ascii/heap_dump.c, binary in binary/heap_dump.c), chosen once per dump.
+ * ascii.c, binary in binary.c, next to this file), chosen once per dump.
  * Apart from prepare_class and stream_io, every function runs while the heap
  * is walked (often on the VM thread) and writes only into the dump stream. */
 #ifndef HPROF_HEAP_DUMP_ENCODER_H
