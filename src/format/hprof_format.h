@@ -2,9 +2,10 @@
  * The binary HPROF format's vocabulary, shared by the agent (which writes it
  * and splices the JVM's own dumps) and the front end (which reads it): the
  * header, record tags, heap dump sub-record tags, basic types and the fixed
- * layouts of records. Every value is the one the HPROF manual gives
- * (tests/format checks them). All integers in a file are big-endian; an "ID"
- * is id_size bytes (4 or 8, from the file header).
+ * layouts of records. Every value is the one the format's published
+ * description gives (tests/format checks them against its tables). All
+ * integers in a file are big-endian; an "ID" is id_size bytes (4 or 8, from
+ * the file header).
  */
 #ifndef HPROF_FORMAT_H
 #define HPROF_FORMAT_H
@@ -120,7 +121,7 @@ enum hp_sub_tag {
     HP_HEAP_DUMP_INFO = 0xFE,
 };
 
-/* Body size (after the tag) of one of the manual's GC roots (0x01..0x08,
+/* Body size (after the tag) of one of the format's GC roots (0x01..0x08,
  * 0xFF); 0 for any other tag. */
 static inline uint32_t hp_root_size(uint8_t tag, hp_id_size id)
 {
@@ -210,7 +211,7 @@ uint8_t hp_type_of_descriptor(char first);
 /* The Java keyword of a primitive type's descriptor ('I' -> "int"), or NULL. */
 const char *hp_descriptor_keyword(char c);
 
-/* Name of a record tag ("LOAD CLASS"; the manual's STRING IN UTF8, STACK
+/* Name of a record tag ("LOAD CLASS"; the format's STRING IN UTF8, STACK
  * FRAME and STACK TRACE are "UTF8", "FRAME", "TRACE"), or NULL if unknown. */
 const char *hp_tag_name(uint8_t tag);
 /* Name of a heap dump sub-record tag, or NULL if unknown. */

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* depth=0 samples nothing, as in the original (reference §3.11). */
+/* depth=0 samples nothing, as in the JDK 8 agent (its CPU SAMPLES had total 0). */
 static bool sampling_wanted(void)
 {
     return hp.opt.depth > 0;

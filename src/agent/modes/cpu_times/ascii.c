@@ -1,4 +1,5 @@
-/* cpu=old's report in the old -prof format (reference §3.6). */
+/* cpu=old's report, the JDK 8 agent's imitation of the old -prof format: a
+ * "count callee caller time" line, then one line per trace. */
 #include "agent/modes/cpu_times/cpu_times_encoder.h"
 #include "agent/output/ascii/text.h"
 #include "agent/tables/class.h"

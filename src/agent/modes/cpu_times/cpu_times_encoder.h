@@ -1,4 +1,4 @@
-/* Encoder interface of cpu=old's report (reference §3.6). cpu=times' CPU
+/* Encoder interface of cpu=old's report (the old -prof format). cpu=times' CPU
  * TIME (ms) table goes through cpu_report_encoder.h. Both exist in ascii
  * only: the options refuse cpu=times|old with format=b. */
 #ifndef HPROF_CPU_TIMES_ENCODER_H

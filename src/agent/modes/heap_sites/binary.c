@@ -1,6 +1,6 @@
 /* ALLOC SITES (0x06) and HEAP SUMMARY (0x07). Deviations from the JDK 8 agent, on purpose: the
- * cutoff is a real IEEE float (the manual's u4 "floating point"; JDK 8 wrote
- * half of a double), and the 64-bit counts saturate at 0xFFFFFFFF in u4
+ * cutoff is a real IEEE float (the format gives it 4 bytes as a "floating
+ * point"; JDK 8 wrote half of a double), and the 64-bit counts saturate at 0xFFFFFFFF in u4
  * fields instead of wrapping. */
 #include "agent/modes/heap_sites/sites_encoder.h"
 #include "agent/output/binary/record.h"
@@ -49,7 +49,7 @@ static void sites(const struct hp_sites_report *r)
 }
 
 /* HEAP SUMMARY: u4 live bytes, u4 live instances, u8 allocated bytes, u8
- * allocated instances (the manual's layout). */
+ * allocated instances, the HPROF binary format's layout. */
 static void heap_summary(const struct hp_sites_report *r)
 {
     struct hp_rec rec;

@@ -9,8 +9,8 @@
 #include <inttypes.h>
 #include <string.h>
 
-/* cpu=old imitates the old -prof output: no header, prelude or THREAD
- * START/END lines (reference §3.6). */
+/* cpu=old imitates the old -prof output, as the JDK 8 agent did: no header,
+ * prelude or THREAD START/END lines. */
 static void header(void)
 {
     if (hp.opt.cpu_old) return;

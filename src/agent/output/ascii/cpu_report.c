@@ -1,4 +1,4 @@
-/* The ascii CPU SAMPLES / CPU TIME (ms) table (reference §3.5). */
+/* The ascii CPU SAMPLES / CPU TIME (ms) table in the JDK 8 agent's layout. */
 #include "agent/core/agent.h"
 #include "agent/output/ascii/text.h"
 #include "agent/output/cpu_report_encoder.h"
