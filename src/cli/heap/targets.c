@@ -20,7 +20,7 @@ uint32_t hp_find_object(const hp_heap *h, const char *what)
 static size_t class_words(const hp_heap *h, const char *name, uint32_t *words, size_t cap)
 {
     size_t n = 0;
-    for (uint8_t t = HP_T_BOOLEAN; t <= HP_T_LONG; t++) {
+    for (int t = HP_T_BOOLEAN; t <= HP_T_LONG; t++) {
         const char *type = hp_type_name(t);
         size_t len = strlen(type);
         if (hp_is_prim_type(t) && strncmp(name, type, len) == 0 && strcmp(name + len, "[]") == 0)
