@@ -31,6 +31,15 @@ def run(java, options, program_args, rundir):
     return os.waitstatus_to_exitcode(status), cpu, m
 
 
+def write_table(lines, out):
+    """Prints the report's lines and, with --out, writes them to that file."""
+    text = "\n".join(lines) + "\n"
+    if out:
+        with open(out, "w", encoding="utf-8") as f:
+            f.write(text)
+    print(text)
+
+
 def main():
     ap = argparse.ArgumentParser()
     for opt in ("--jdk", "--feature", "--agent", "--scale", "--programs"):
@@ -58,11 +67,7 @@ def main():
                          f"{share(unwalk)} | {share(outside)} | {share(lost)} | "
                          f"{float(m.group(7)):.2f} / {cpu:.2f} s ({100 * float(m.group(7)) / cpu:.1f}%) |")
             print(lines[-1], flush=True)
-    text = "\n".join(lines) + "\n"
-    if args.out:
-        with open(args.out, "w", encoding="utf-8") as f:
-            f.write(text)
-    print(text)
+    write_table(lines, args.out)
 
 
 if __name__ == "__main__":

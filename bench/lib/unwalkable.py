@@ -17,7 +17,7 @@ import subprocess
 import tempfile
 
 import conf
-from samplequality import run as run_agent
+from samplequality import run as run_agent, write_table
 
 JFR_SETTINGS = ("jdk.CPUTimeSample#enabled=true,jdk.CPUTimeSample#throttle=10ms,"
                 "jdk.CPUTimeSamplesLost#enabled=true")
@@ -78,11 +78,7 @@ def main():
                      f"{pct(agent, java_samples)} | {pct(lost, attempted)} | {samples} | "
                      f"{pct(failed, samples)} | {pct(biased, samples)} | {pct(jlost, samples + jlost)} |")
         print(lines[-1], flush=True)
-    text = "\n".join(lines) + "\n"
-    if args.out:
-        with open(args.out, "w", encoding="utf-8") as f:
-            f.write(text)
-    print(text)
+    write_table(lines, args.out)
 
 
 if __name__ == "__main__":
