@@ -1,6 +1,7 @@
 /* The format's vocabulary (src/format) against the HPROF manual ("Binary
  * Dump Format"): the tables below are transcribed from it, field by field,
  * so a wrong value in the header fails here. */
+#include "format/bytes.h"
 #include "format/exit_codes.h"
 #include "format/hprof_format.h"
 
@@ -182,6 +183,23 @@ static void test_sub_layouts(void **state)
 
 /* The documented exit codes: the agent's as the JDK 8 agent's, the front
  * end's as in `hprof --help`. */
+/* Every HPROF field is big-endian: the file's first bytes of a u4 are its
+ * most significant. */
+static void test_big_endian(void **state)
+{
+    (void)state;
+    uint8_t b[8];
+    hp_put_be32(b, 0x0A0B0C0Du);
+    assert_memory_equal(b, "\x0A\x0B\x0C\x0D", 4);
+    assert_int_equal(hp_be32(b), 0x0A0B0C0Du);
+    assert_int_equal(hp_be16(b), 0x0A0B);
+    hp_put_be64(b, 0x0102030405060708ull);
+    assert_memory_equal(b, "\x01\x02\x03\x04\x05\x06\x07\x08", 8);
+    assert_true(hp_be64(b) == 0x0102030405060708ull);
+    hp_put_be32(b, 0xFFFFFFFFu);
+    assert_int_equal(hp_be32(b), 0xFFFFFFFFu);
+}
+
 static void test_exit_codes(void **state)
 {
     (void)state;
@@ -199,7 +217,7 @@ int main(void)
         cmocka_unit_test(test_header),         cmocka_unit_test(test_record_tags),
         cmocka_unit_test(test_sub_tags),       cmocka_unit_test(test_basic_types),
         cmocka_unit_test(test_record_layouts), cmocka_unit_test(test_sub_layouts),
-        cmocka_unit_test(test_exit_codes),
+        cmocka_unit_test(test_exit_codes),     cmocka_unit_test(test_big_endian),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

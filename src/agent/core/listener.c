@@ -15,6 +15,7 @@
 #include "agent/io/writer.h"
 #include "agent/tables/thread.h"
 #include "agent/tables/trace.h"
+#include "format/bytes.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -95,7 +96,7 @@ static bool read_u4(uint32_t *v)
 {
     uint8_t b[4];
     if (!read_bytes(b, sizeof b)) return false;
-    *v = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+    *v = hp_be32(b);
     return true;
 }
 

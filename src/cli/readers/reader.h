@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "cli/readers/class_names.h"
+#include "format/bytes.h"
 
 typedef struct {
     uint64_t offset; /* absolute file offset the problem was found at */
@@ -182,19 +183,6 @@ void hp_next_cp(const hp_file *f, const uint8_t **p, hp_field *out);
 void hp_next_static(const hp_file *f, const uint8_t **p, hp_field *out);
 void hp_next_field(const hp_file *f, const uint8_t **p, hp_field *out);
 
-/* Big-endian loads; callers guarantee the bytes exist. */
-static inline uint16_t hp_be16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] << 8 | p[1]);
-}
-static inline uint32_t hp_be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-static inline uint64_t hp_be64(const uint8_t *p)
-{
-    return (uint64_t)hp_be32(p) << 32 | hp_be32(p + 4);
-}
 static inline uint64_t hp_id(const hp_file *f, const uint8_t *p)
 {
     return f->id_size == 4 ? hp_be32(p) : hp_be64(p);

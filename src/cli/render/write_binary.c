@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/render/merge.h"
+#include "format/bytes.h"
 #include "format/hprof_format.h"
 
 /* IDs are written as u8. */
@@ -22,7 +23,8 @@ typedef struct {
 static void u4(FILE *out, uint64_t v)
 {
     uint32_t x = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
-    uint8_t b[4] = {(uint8_t)(x >> 24), (uint8_t)(x >> 16), (uint8_t)(x >> 8), (uint8_t)x};
+    uint8_t b[4];
+    hp_put_be32(b, x);
     fwrite(b, 1, 4, out);
 }
 

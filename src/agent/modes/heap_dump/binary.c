@@ -6,6 +6,7 @@
 #include "agent/output/binary/record.h"
 #include "agent/tables/names.h"
 #include "agent/tables/trace.h"
+#include "format/bytes.h"
 
 #define ID HP_ID_SIZE
 /* A record's length is a u4 and includes the segment's other records. */
@@ -28,11 +29,9 @@ static void prepare_class(struct hd_class *c)
 
 static void frame_fill(uint8_t *h, uint64_t body)
 {
-    uint32_t t = hp_record_time(), n = (uint32_t)body;
-    uint8_t b[9] = {HP_HEAP_DUMP_SEGMENT, (uint8_t)(t >> 24), (uint8_t)(t >> 16),
-                    (uint8_t)(t >> 8),    (uint8_t)t,         (uint8_t)(n >> 24),
-                    (uint8_t)(n >> 16),   (uint8_t)(n >> 8),  (uint8_t)n};
-    memcpy(h, b, sizeof b);
+    h[0] = HP_HEAP_DUMP_SEGMENT;
+    hp_put_be32(h + 1, hp_record_time());
+    hp_put_be32(h + 5, (uint32_t)body);
 }
 
 static void write_out(void *ctx, const void *p, size_t n)

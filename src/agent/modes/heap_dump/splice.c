@@ -19,8 +19,8 @@ static bool header(struct sp *s)
     if (!hd_sp_fill(s, HP_HEADER_SIZE)) return false;
     if (memcmp(s->buf, HP_VERSION_1_0_2, sizeof HP_VERSION_1_0_2) != 0)
         return hd_sp_fail(s, "the JVM's dump is not HPROF 1.0.2");
-    if (be4(s->buf + id_size_at) != HP_ID_SIZE)
-        return hd_sp_fail(s, "the JVM's dump has %u-byte IDs", be4(s->buf + id_size_at));
+    if (hp_be32(s->buf + id_size_at) != HP_ID_SIZE)
+        return hd_sp_fail(s, "the JVM's dump has %u-byte IDs", hp_be32(s->buf + id_size_at));
     s->head = s->emitted = HP_HEADER_SIZE;
     return true;
 }
@@ -38,7 +38,7 @@ static bool run_pass(struct sp *s)
     for (;;) {
         if (!hd_sp_fill(s, HP_RECORD_HEADER_SIZE)) return false;
         uint8_t tag = s->buf[s->head];
-        uint32_t len = be4(s->buf + s->head + 5);
+        uint32_t len = hp_be32(s->buf + s->head + 5);
         if (tag == HP_HEAP_DUMP_SEGMENT) {
             if (s->emit && s->seg_start == 0) s->seg_start = out_offset(s, s->head);
             s->head += HP_RECORD_HEADER_SIZE;

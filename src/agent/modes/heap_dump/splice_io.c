@@ -28,12 +28,12 @@ static bool set_n(struct sp *s, uint8_t *p, uint64_t v, unsigned size)
 {
     if (s->emit) {
         if (size == 4)
-            put4(p, (uint32_t)v);
+            hp_put_be32(p, (uint32_t)v);
         else
-            put8(p, v);
+            hp_put_be64(p, v);
         return true;
     }
-    if (!s->inplace || (size == 4 ? be4(p) : be8(p)) == v) return true;
+    if (!s->inplace || (size == 4 ? hp_be32(p) : hp_be64(p)) == v) return true;
     if (s->n_patches == s->cap_patches) {
         size_t cap = s->cap_patches ? s->cap_patches * 2 : 4096;
         struct patch *grown = realloc(s->patches, cap * sizeof *grown);
@@ -129,9 +129,9 @@ bool hd_sp_apply_patches(struct sp *s)
              j++) {
             uint8_t *p = s->buf + (s->patches[j].at - start);
             if (s->patches[j].size == 4)
-                put4(p, (uint32_t)s->patches[j].value);
+                hp_put_be32(p, (uint32_t)s->patches[j].value);
             else
-                put8(p, s->patches[j].value);
+                hp_put_be64(p, s->patches[j].value);
         }
         size_t n = (size_t)(s->patches[j - 1].at + s->patches[j - 1].size - start);
         if (pwrite(s->pub->fd, s->buf, n, (off_t)start) != (ssize_t)n)

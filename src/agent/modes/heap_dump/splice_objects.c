@@ -91,7 +91,7 @@ static bool settle(struct sp *s, const struct fix *x)
             (ssize_t)bytes)
             goto undo;
         for (uint32_t j = 0; j < k; j++) {
-            uint64_t e = be8(ids_buf + (size_t)j * HP_ID_SIZE);
+            uint64_t e = hp_be64(ids_buf + (size_t)j * HP_ID_SIZE);
             if (e == 0 || dumped(s, e)) continue;
             if (!ref_room(s)) goto undo;
             s->refs[s->n_refs++] = (struct ref){x->out + (uint64_t)(i + j) * HP_ID_SIZE, e};
@@ -153,7 +153,7 @@ bool hd_sp_apply_fixes(struct sp *s)
                 start = at;
                 end = at + (uint64_t)r;
             }
-            uint64_t e = be8(s->buf + (at - start));
+            uint64_t e = hp_be64(s->buf + (at - start));
             if (e != 0 && !dumped(s, e) && !null_ref(s, at, x->out + i * HP_ID_SIZE)) return false;
         }
     }

@@ -23,7 +23,7 @@ static bool well_formed(struct sp *s, uint8_t tag, const uint8_t *b, uint32_t le
                hd_sp_fail(s, "bad FRAME record in the JVM's dump");
     case HP_TRACE:
         return (len >= HP_TRACE_FIXED_SIZE && (len - HP_TRACE_FIXED_SIZE) % HP_ID_SIZE == 0 &&
-                be4(b + 8) == (len - HP_TRACE_FIXED_SIZE) / HP_ID_SIZE) ||
+                hp_be32(b + 8) == (len - HP_TRACE_FIXED_SIZE) / HP_ID_SIZE) ||
                hd_sp_fail(s, "bad TRACE record in the JVM's dump");
     default:
         return hd_sp_fail(s, "unexpected record (tag %#x) in the JVM's dump", tag);
@@ -32,7 +32,7 @@ static bool well_formed(struct sp *s, uint8_t tag, const uint8_t *b, uint32_t le
 
 static bool utf8(struct sp *s, const uint8_t *b, uint32_t len)
 {
-    uint64_t id = be8(b);
+    uint64_t id = hp_be64(b);
     size_t n = len - HP_ID_SIZE;
     if (s->arena_len + n + 1 > s->arena_cap) {
         size_t cap = (s->arena_cap + n + 1) * 2;
@@ -74,13 +74,13 @@ static uint64_t class_name(struct sp *s, uint64_t id)
 
 static bool load_class(struct sp *s, const uint8_t *b)
 {
-    uint64_t name = class_name(s, be8(b + 16));
+    uint64_t name = class_name(s, hp_be64(b + 16));
     if (name == 0) return hd_sp_fail(s, "a LOAD CLASS of the JVM's dump has no name");
     struct hp_rec r;
     hp_rec_begin(&r, HP_LOAD_CLASS);
-    hp_rec_u4(&r, class_of(s, be4(b)));
-    hp_rec_id(&r, be8(b + 4));
-    hp_rec_u4(&r, trace_of(s, be4(b + 12)));
+    hp_rec_u4(&r, class_of(s, hp_be32(b)));
+    hp_rec_id(&r, hp_be64(b + 4));
+    hp_rec_u4(&r, trace_of(s, hp_be32(b + 12)));
     hp_rec_id(&r, name);
     hp_rec_end(&r);
     return true;
@@ -89,24 +89,24 @@ static bool load_class(struct sp *s, const uint8_t *b)
 static bool frame(struct sp *s, const uint8_t *b)
 {
     uint64_t method, sig, source;
-    if (!utf8_of(s, be8(b + 8), &method) || !utf8_of(s, be8(b + 16), &sig) ||
-        !utf8_of(s, be8(b + 24), &source))
+    if (!utf8_of(s, hp_be64(b + 8), &method) || !utf8_of(s, hp_be64(b + 16), &sig) ||
+        !utf8_of(s, hp_be64(b + 24), &source))
         return false;
     struct hp_rec r;
     hp_rec_begin(&r, HP_FRAME);
-    hp_rec_id(&r, frame_of(s, be8(b)));
+    hp_rec_id(&r, frame_of(s, hp_be64(b)));
     hp_rec_id(&r, method);
     hp_rec_id(&r, sig);
     hp_rec_id(&r, source);
-    hp_rec_u4(&r, class_of(s, be4(b + 32)));
-    hp_rec_u4(&r, be4(b + 36));
+    hp_rec_u4(&r, class_of(s, hp_be32(b + 32)));
+    hp_rec_u4(&r, hp_be32(b + 36));
     hp_rec_end(&r);
     return true;
 }
 
 static bool trace(struct sp *s, const uint8_t *b)
 {
-    uint32_t serial = be4(b), n = be4(b + 8);
+    uint32_t serial = hp_be32(b), n = hp_be32(b + 8);
     if (serial == DUMMY_TRACE && (n != 0 || hd_sp_ids.dummy_written)) {
         if (n == 0) return true;
         return hd_sp_fail(s, "the JVM's dump has frames in trace 1");
@@ -114,10 +114,10 @@ static bool trace(struct sp *s, const uint8_t *b)
     struct hp_rec r;
     hp_rec_begin(&r, HP_TRACE);
     hp_rec_u4(&r, trace_of(s, serial));
-    hp_rec_u4(&r, thread_of(s, be4(b + 4)));
+    hp_rec_u4(&r, thread_of(s, hp_be32(b + 4)));
     hp_rec_u4(&r, n);
     for (uint32_t i = 0; i < n; i++)
-        hp_rec_id(&r, frame_of(s, be8(b + 12 + (size_t)i * HP_ID_SIZE)));
+        hp_rec_id(&r, frame_of(s, hp_be64(b + 12 + (size_t)i * HP_ID_SIZE)));
     hp_rec_end(&r);
     if (serial == DUMMY_TRACE) hd_sp_ids.dummy_written = true;
     return true;
@@ -131,23 +131,23 @@ static bool record_in_place(struct sp *s, uint8_t tag, uint8_t *b)
     case HP_UTF8:
         /* Theirs are addresses (JDK 25 maps symbols below 4 GiB), ours 1, 2,
          * ...: refused if ours could reach theirs in this run. */
-        if (be8(b) <= s->names_floor) {
+        if (hp_be64(b) <= s->names_floor) {
             s->refused = true;
             s->pub->refusal = "a name ID as low as ours";
         }
         return !s->refused;
     case HP_LOAD_CLASS:
-        return hd_sp_set4(s, b, class_of(s, be4(b))) &&
-               hd_sp_set4(s, b + 12, trace_of(s, be4(b + 12)));
+        return hd_sp_set4(s, b, class_of(s, hp_be32(b))) &&
+               hd_sp_set4(s, b + 12, trace_of(s, hp_be32(b + 12)));
     case HP_FRAME:
-        return hd_sp_set8(s, b, frame_of(s, be8(b))) &&
-               hd_sp_set4(s, b + 32, class_of(s, be4(b + 32)));
+        return hd_sp_set8(s, b, frame_of(s, hp_be64(b))) &&
+               hd_sp_set4(s, b + 32, class_of(s, hp_be32(b + 32)));
     default: { /* HP_TRACE */
-        bool ok =
-            hd_sp_set4(s, b, trace_of(s, be4(b))) && hd_sp_set4(s, b + 4, thread_of(s, be4(b + 4)));
-        for (uint32_t i = 0, n = be4(b + 8); ok && i < n; i++) {
+        bool ok = hd_sp_set4(s, b, trace_of(s, hp_be32(b))) &&
+                  hd_sp_set4(s, b + 4, thread_of(s, hp_be32(b + 4)));
+        for (uint32_t i = 0, n = hp_be32(b + 8); ok && i < n; i++) {
             uint8_t *f = b + 12 + (size_t)i * HP_ID_SIZE;
-            ok = hd_sp_set8(s, f, frame_of(s, be8(f)));
+            ok = hd_sp_set8(s, f, frame_of(s, hp_be64(f)));
         }
         return ok;
     }
@@ -186,7 +186,7 @@ static bool class_dump(struct sp *s, uint64_t *size)
         for (int part = 0; part < 3 && whole; part++) {
             size_t entry = part == 0 ? 3 : HP_ID_SIZE + 1;
             whole = q + 2 <= avail;
-            uint16_t n = whole ? be2(p + q) : 0;
+            uint16_t n = whole ? hp_be16(p + q) : 0;
             q += 2;
             for (uint16_t i = 0; i < n && whole; i++) {
                 whole = q + entry <= avail;
@@ -208,19 +208,19 @@ static bool class_dump(struct sp *s, uint64_t *size)
 static bool class_names(struct sp *s, uint8_t *p)
 {
     size_t q = 1 + hp_sub_trace_at(HP_ID_SIZE);
-    put4(p + q, trace_of(s, be4(p + q)));
+    hp_put_be32(p + q, trace_of(s, hp_be32(p + q)));
     q = 1 + hp_class_dump_fixed_size(HP_ID_SIZE);
-    uint16_t n = be2(p + q);
+    uint16_t n = hp_be16(p + q);
     q += 2;
     for (uint16_t i = 0; i < n; i++)
         q += 3 + value_size(p[q + 2]);
     for (int part = 0; part < 2; part++) {
-        n = be2(p + q);
+        n = hp_be16(p + q);
         q += 2;
         for (uint16_t i = 0; i < n; i++) {
             uint64_t ours;
-            if (!utf8_of(s, be8(p + q), &ours)) return false;
-            put8(p + q, ours);
+            if (!utf8_of(s, hp_be64(p + q), &ours)) return false;
+            hp_put_be64(p + q, ours);
             q += HP_ID_SIZE + 1 + (part == 0 ? value_size(p[q + HP_ID_SIZE]) : 0);
         }
     }
@@ -239,7 +239,7 @@ static bool elements(struct sp *s, uint32_t n)
         uint8_t *p = s->buf + s->head;
         if (s->emit || s->defer)
             for (size_t i = 0; i < k; i++, p += HP_ID_SIZE) {
-                uint64_t e = be8(p);
+                uint64_t e = hp_be64(p);
                 if (e == 0 || dumped(s, e)) continue;
                 if (s->defer) {
                     ahead = ahead || !hd_sp_keep_ref(s, p, e, &kept);
@@ -275,16 +275,16 @@ bool hd_sp_segment(struct sp *s, uint64_t left)
             p = s->buf + s->head;
             const size_t thread_at = id_at + HP_ID_SIZE;
             if (root_with_thread(t) &&
-                !hd_sp_set4(s, p + thread_at, thread_of(s, be4(p + thread_at))))
+                !hd_sp_set4(s, p + thread_at, thread_of(s, hp_be32(p + thread_at))))
                 return false;
             if (t == HP_ROOT_THREAD_OBJECT &&
-                !hd_sp_set4(s, p + thread_at + 4, trace_of(s, be4(p + thread_at + 4))))
+                !hd_sp_set4(s, p + thread_at + 4, trace_of(s, hp_be32(p + thread_at + 4))))
                 return false;
         } else if (t == HP_CLASS_DUMP) {
             if (!class_dump(s, &size)) return false;
             p = s->buf + s->head;
-            if (!mark(s, be8(p + id_at)) || (s->emit && !class_names(s, p)) ||
-                (s->inplace && !hd_sp_set4(s, p + trace_at, trace_of(s, be4(p + trace_at)))))
+            if (!mark(s, hp_be64(p + id_at)) || (s->emit && !class_names(s, p)) ||
+                (s->inplace && !hd_sp_set4(s, p + trace_at, trace_of(s, hp_be32(p + trace_at)))))
                 return false;
         } else if (t == HP_INSTANCE_DUMP || t == HP_OBJ_ARRAY_DUMP || t == HP_PRIM_ARRAY_DUMP) {
             size = 1 + (t == HP_INSTANCE_DUMP    ? hp_instance_dump_fixed_size(HP_ID_SIZE)
@@ -292,9 +292,9 @@ bool hd_sp_segment(struct sp *s, uint64_t left)
                                                  : hp_prim_array_dump_fixed_size(HP_ID_SIZE));
             if (!hd_sp_fill(s, size)) return false;
             p = s->buf + s->head;
-            uint32_t n = be4(p + 1 +
-                             (t == HP_INSTANCE_DUMP ? hp_instance_dump_count_at(HP_ID_SIZE)
-                                                    : hp_array_dump_count_at(HP_ID_SIZE)));
+            uint32_t n = hp_be32(p + 1 +
+                                 (t == HP_INSTANCE_DUMP ? hp_instance_dump_count_at(HP_ID_SIZE)
+                                                        : hp_array_dump_count_at(HP_ID_SIZE)));
             uint8_t elem = p[size - 1]; /* a primitive array's element type */
             unsigned esz = t == HP_INSTANCE_DUMP    ? 1
                            : t == HP_OBJ_ARRAY_DUMP ? HP_ID_SIZE
@@ -302,8 +302,8 @@ bool hd_sp_segment(struct sp *s, uint64_t left)
             if (esz == 0 || (t == HP_PRIM_ARRAY_DUMP && elem == HP_T_OBJECT))
                 return hd_sp_fail(s, "bad array type in the JVM's dump");
             body = (uint64_t)n * esz;
-            if (!mark(s, be8(p + id_at)) ||
-                !hd_sp_set4(s, p + trace_at, trace_of(s, be4(p + trace_at))))
+            if (!mark(s, hp_be64(p + id_at)) ||
+                !hd_sp_set4(s, p + trace_at, trace_of(s, hp_be32(p + trace_at))))
                 return false;
         } else {
             return hd_sp_fail(s, "unknown heap dump sub-record %#x in the JVM's dump", t);

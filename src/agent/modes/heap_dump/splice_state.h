@@ -10,6 +10,7 @@
 #include "agent/modes/heap_dump/splice.h"
 #include "agent/output/binary/record.h"
 #include "agent/tables/names.h"
+#include "format/bytes.h"
 #include "format/hprof_format.h"
 
 #include <stdbool.h>
@@ -90,35 +91,6 @@ struct sp {
 
 /* Sets the splice's error message (the first one only); returns false. */
 bool hd_sp_fail(struct sp *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static inline uint16_t be2(const uint8_t *p)
-{
-    return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static inline uint32_t be4(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static inline uint64_t be8(const uint8_t *p)
-{
-    return (uint64_t)be4(p) << 32 | be4(p + 4);
-}
-
-static inline void put4(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
-
-static inline void put8(uint8_t *p, uint64_t v)
-{
-    put4(p, (uint32_t)(v >> 32));
-    put4(p + 4, (uint32_t)v);
-}
 
 /* 0 for a type code that is not one. */
 static inline unsigned value_size(uint8_t type)

@@ -2,6 +2,7 @@
 
 #include "agent/core/agent.h"
 #include "agent/io/writer.h"
+#include "format/bytes.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +51,8 @@ void hp_rec_u2(struct hp_rec *r, uint16_t v)
 
 void hp_rec_u4(struct hp_rec *r, uint32_t v)
 {
-    uint8_t b[4] = {(uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v};
+    uint8_t b[4];
+    hp_put_be32(b, v);
     hp_rec_bytes(r, b, 4);
 }
 
@@ -77,10 +79,7 @@ void hp_rec_free(struct hp_rec *r)
 void hp_rec_end(struct hp_rec *r)
 {
     if (!r->oom && r->len >= 9 && r->len - 9 <= UINT32_MAX) {
-        uint32_t body = (uint32_t)(r->len - 9);
-        uint8_t b[4] = {(uint8_t)(body >> 24), (uint8_t)(body >> 16), (uint8_t)(body >> 8),
-                        (uint8_t)body};
-        memcpy(r->p + 5, b, 4);
+        hp_put_be32(r->p + 5, (uint32_t)(r->len - 9));
         hp_out_write(r->p, r->len);
     }
     hp_rec_free(r);
