@@ -15,10 +15,9 @@ cp -n "$root"/tests/cli/corpus/* "$out/corpus/" 2>/dev/null || true
 cli="$root/src/cli"
 srcs=$(ls "$cli"/{readers,analyses,ascii,commands,heap,serve}/*.c "$root"/src/format/*.c |
     grep -v -e '/main\.c$' -e '/cmd_serve\.c$')
-# Includes are spelled from src/; heap/ and serve/ still from src/cli's folders.
+# Includes are spelled from src/.
 clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-    -fno-sanitize-recover=all -I"$root/src" -I"$cli" -I"$cli/readers" -I"$cli/analyses" \
-    -I"$cli/commands" \
+    -fno-sanitize-recover=all -I"$root/src" \
     $srcs "$root/tests/cli/fuzz_hprof.c" -lz -o "$out/fuzz_hprof"
 cd "$out"
 ./fuzz_hprof -runs="$runs" -max_len=4096 -timeout=30 "$@" corpus

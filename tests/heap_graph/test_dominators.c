@@ -12,9 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "heap/findings.h"
-#include "heap/heap.h"
-#include "heap/store.h"
+#include "cli/heap/findings.h"
+#include "cli/heap/heap.h"
+#include "cli/heap/store.h"
 #include "hpbuild.h"
 
 #define MAXN 40

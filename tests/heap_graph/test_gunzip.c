@@ -12,8 +12,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "cli/readers/reader.h"
 #include "hpbuild.h"
-#include "reader.h"
 
 /* Writes data as gzip members of `chunk` bytes each, the way HotSpot does. */
 static size_t write_gz(const char *path, const uint8_t *data, size_t len, size_t chunk)

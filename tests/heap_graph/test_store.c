@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "heap/findings.h"
-#include "heap/store.h"
+#include "cli/heap/findings.h"
+#include "cli/heap/store.h"
 #include "hpbuild.h"
 
 enum { N = 50 };

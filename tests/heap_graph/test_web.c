@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/serve/web.h"
 #include "hpbuild.h"
-#include "serve/web.h"
 
 #define EVIL "<script>alert('x')</script>&\""
 

@@ -10,17 +10,18 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 out="$root/build-fuzz-profiles"
 runs="${1:-200000}"
 shift || true
-mkdir -p "$out/corpus" "$out/gen/render"
+mkdir -p "$out/corpus" "$out/gen/cli/render"
 cp -n "$root"/tests/profiles/corpus/* "$out/corpus/" 2>/dev/null || true
-protoc-c --c_out="$out/gen/render" --proto_path="$root/src/cli/render" profile.proto
-srcs=$(ls "$root"/src/cli/*.c "$root"/src/cli/heap/*.c "$root"/src/cli/profile/*.c \
-    "$root"/src/cli/render/*.c | grep -v -e '/main\.c$' -e '/commands\.c$')
-cmake -DOUT="$out/gen/render/flame_assets.c" \
+protoc-c --c_out="$out/gen/cli/render" --proto_path="$root/src/cli/render" profile.proto
+cli="$root/src/cli"
+srcs=$(ls "$cli"/{readers,analyses,ascii,commands,heap,profile,render}/*.c "$root"/src/format/*.c |
+    grep -v -e '/main\.c$' -e '/commands\.c$')
+cmake -DOUT="$out/gen/cli/render/flame_assets.c" \
     -DINPUTS="hp_flame_css=$root/src/cli/render/flame.css,hp_flame_js=$root/src/cli/render/flame.js,hp_flame_controls=$root/src/cli/render/flame_controls.html" \
     -P "$root/src/cli/render/embed.cmake"
 clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-    -fno-sanitize-recover=all -I"$root/src/cli" -I"$out/gen" \
-    $srcs "$out/gen/render/profile.pb-c.c" "$out/gen/render/flame_assets.c" \
+    -fno-sanitize-recover=all -I"$root/src" -I"$out/gen" \
+    $srcs "$out/gen/cli/render/profile.pb-c.c" "$out/gen/cli/render/flame_assets.c" \
     "$root/tests/profiles/fuzz_profiles.c" "$root/tests/profiles/render_all.c" \
     -lprotobuf-c -lz -o "$out/fuzz_profiles"
 cd "$out"

@@ -6,9 +6,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "profile/load.h"
-#include "render/merge.h"
-#include "render/render.h"
+#include "cli/profile/load.h"
+#include "cli/render/merge.h"
+#include "cli/render/render.h"
 #include "render_all.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,7 +1,7 @@
 #include "render_all.h"
 
-#include "profile/load.h"
-#include "render/render.h"
+#include "cli/profile/load.h"
+#include "cli/render/render.h"
 
 int render_all(FILE *sink, const uint8_t *data, size_t size)
 {

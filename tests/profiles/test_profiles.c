@@ -11,9 +11,9 @@
 
 #include <cmocka.h>
 
-#include "profile/load.h"
-#include "render/merge.h"
-#include "render/render.h"
+#include "cli/profile/load.h"
+#include "cli/render/merge.h"
+#include "cli/render/render.h"
 #include "render_all.h"
 
 static char *slurp(const char *name, size_t *len)

@@ -1,4 +1,4 @@
-#include "heap/bigarray.h"
+#include "cli/heap/bigarray.h"
 
 #include <stdint.h>
 #include <stdlib.h>

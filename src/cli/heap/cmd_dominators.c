@@ -2,7 +2,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "heap/heap.h"
+#include "cli/heap/heap.h"
 
 /* A printed vertex and its printed children (nodes[first .. first + count)). */
 typedef struct {

@@ -3,11 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "heap/findings.h"
-#include "heap/heap.h"
-#include "heap/paths.h"
-#include "heap/print.h"
-#include "heap/targets.h"
+#include "cli/heap/findings.h"
+#include "cli/heap/heap.h"
+#include "cli/heap/paths.h"
+#include "cli/heap/print.h"
+#include "cli/heap/targets.h"
 
 static int print_path(const hp_heap *h, const hp_paths *p, uint32_t obj, int first,
                       const hp_opts *o, FILE *out)

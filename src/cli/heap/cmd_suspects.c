@@ -3,10 +3,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "heap/findings.h"
-#include "heap/paths.h"
-#include "heap/print.h"
-#include "heap/suspects.h"
+#include "cli/heap/findings.h"
+#include "cli/heap/paths.h"
+#include "cli/heap/print.h"
+#include "cli/heap/suspects.h"
 
 typedef struct {
     const hp_heap *h;

@@ -2,11 +2,11 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "heap/findings.h"
-#include "heap/jstring.h"
-#include "heap/paths.h"
-#include "heap/print.h"
-#include "heap/waste.h"
+#include "cli/heap/findings.h"
+#include "cli/heap/jstring.h"
+#include "cli/heap/paths.h"
+#include "cli/heap/print.h"
+#include "cli/heap/waste.h"
 
 static void print_sample(FILE *out, const hp_heap *h, const hp_paths *p, const hp_waste_kind *k,
                          int json)

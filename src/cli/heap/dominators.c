@@ -1,11 +1,11 @@
-#include "heap/dominators.h"
+#include "cli/heap/dominators.h"
 
-#include "heap/bigarray.h"
+#include "cli/heap/bigarray.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "heap/dominators_work.h"
+#include "cli/heap/dominators_work.h"
 
 enum { CHUNK = 1 << 16 }; /* objects per read of a spilled array */
 

@@ -12,7 +12,7 @@
 #ifndef HPROF_CLI_HEAP_DOMINATORS_H
 #define HPROF_CLI_HEAP_DOMINATORS_H
 
-#include "heap/graph.h"
+#include "cli/heap/graph.h"
 
 typedef struct {
     uint32_t n;         /* objects; vertices are numbered 0 (virtual root) .. n in DFS preorder */

@@ -1,6 +1,6 @@
-#include "heap/dominators_work.h"
+#include "cli/heap/dominators_work.h"
 
-#include "heap/bigarray.h"
+#include "cli/heap/bigarray.h"
 
 #include <stdlib.h>
 #include <string.h>

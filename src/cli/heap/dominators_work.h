@@ -8,7 +8,7 @@
 #ifndef HPROF_CLI_HEAP_DOMINATORS_WORK_H
 #define HPROF_CLI_HEAP_DOMINATORS_WORK_H
 
-#include "heap/dominators.h"
+#include "cli/heap/dominators.h"
 
 static inline int hp_bit(const uint8_t *b, uint32_t i)
 {

@@ -1,10 +1,10 @@
 /* Computing the findings once, in steps that each hold only their own arrays. */
-#include "heap/findings.h"
+#include "cli/heap/findings.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "heap/histo_retained.h"
+#include "cli/heap/histo_retained.h"
 
 static int shortest_paths(hp_findings *fx, const hp_heap *h, hp_spill *sp, hp_error *err)
 {

@@ -8,11 +8,11 @@
 #ifndef HPROF_CLI_HEAP_FINDINGS_H
 #define HPROF_CLI_HEAP_FINDINGS_H
 
-#include "heap/heap.h"
-#include "heap/paths.h"
-#include "heap/suspects.h"
-#include "heap/waste.h"
-#include "histo.h"
+#include "cli/analyses/histo.h"
+#include "cli/heap/heap.h"
+#include "cli/heap/paths.h"
+#include "cli/heap/suspects.h"
+#include "cli/heap/waste.h"
 
 struct hp_findings {
     hp_paths paths; /* over all references, referents included */

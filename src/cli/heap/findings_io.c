@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "heap/findings.h"
+#include "cli/heap/findings.h"
 
 void hp_findings_image_free(hp_findings_image *im)
 {

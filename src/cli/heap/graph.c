@@ -1,12 +1,12 @@
-#include "heap/graph.h"
+#include "cli/heap/graph.h"
 
-#include "heap/bigarray.h"
+#include "cli/heap/bigarray.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "histo.h"
+#include "cli/analyses/histo.h"
 
 /* Reference types whose `referent` does not keep an object alive (with subclasses). */
 static const char *const weak_classes[] = {

@@ -10,10 +10,10 @@
 #ifndef HPROF_CLI_HEAP_GRAPH_H
 #define HPROF_CLI_HEAP_GRAPH_H
 
-#include "classes.h"
-#include "heap/objects.h"
-#include "heap/spill.h"
-#include "sizes.h"
+#include "cli/analyses/sizes.h"
+#include "cli/heap/objects.h"
+#include "cli/heap/spill.h"
+#include "cli/readers/classes.h"
 
 #define HP_WEAK_EDGE 0x80000000u
 #define HP_EDGE_TARGET(e) ((e) & ~HP_WEAK_EDGE)

@@ -1,4 +1,4 @@
-#include "heap/heap.h"
+#include "cli/heap/heap.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -6,8 +6,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "heap/findings.h"
-#include "heap/store.h"
+#include "cli/heap/findings.h"
+#include "cli/heap/store.h"
 
 /* Graph and dominators, spilled to fd as they are built (-1: in memory). */
 int hp_heap_build(hp_heap *h, const hp_model *m, hp_spill *sp, hp_error *e)

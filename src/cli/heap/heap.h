@@ -4,8 +4,8 @@
 
 #include <stdio.h>
 
-#include "cli.h"
-#include "heap/dominators.h"
+#include "cli/commands/cli.h"
+#include "cli/heap/dominators.h"
 
 typedef struct hp_findings hp_findings; /* findings.h */
 

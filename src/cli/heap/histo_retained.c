@@ -1,11 +1,11 @@
 /* Rows per class from the graph's classof words, and what all instances of a class retain together.
  */
-#include "heap/histo_retained.h"
+#include "cli/heap/histo_retained.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "heap/bigarray.h"
+#include "cli/heap/bigarray.h"
 
 enum { CHUNK = 1 << 20 }; /* entries between drops of mapped pages */
 

@@ -2,8 +2,8 @@
 #ifndef HPROF_CLI_HEAP_HISTO_RETAINED_H
 #define HPROF_CLI_HEAP_HISTO_RETAINED_H
 
-#include "heap/heap.h"
-#include "histo.h"
+#include "cli/analyses/histo.h"
+#include "cli/heap/heap.h"
 
 /*
  * Counts the graph's objects by class (one row per class, per primitive array

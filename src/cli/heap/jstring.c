@@ -1,4 +1,4 @@
-#include "heap/jstring.h"
+#include "cli/heap/jstring.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-#include "heap/graph.h"
+#include "cli/heap/graph.h"
 
 /*
  * If obj is a java.lang.String whose characters are in the dump, stores up to

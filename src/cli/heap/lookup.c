@@ -1,4 +1,4 @@
-#include "heap/lookup.h"
+#include "cli/heap/lookup.h"
 
 #include <stdlib.h>
 

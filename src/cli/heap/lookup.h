@@ -7,7 +7,7 @@
 #ifndef HPROF_CLI_HEAP_LOOKUP_H
 #define HPROF_CLI_HEAP_LOOKUP_H
 
-#include "heap/heap.h"
+#include "cli/heap/heap.h"
 
 /* The preorder numbers of the vertices w dominates directly, in preorder
  * (caller frees *kids). Returns 0 or -1 (out of memory). */

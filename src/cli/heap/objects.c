@@ -1,6 +1,6 @@
-#include "heap/objects.h"
+#include "cli/heap/objects.h"
 
-#include "heap/bigarray.h"
+#include "cli/heap/bigarray.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -11,7 +11,7 @@
 #ifndef HPROF_CLI_HEAP_OBJECTS_H
 #define HPROF_CLI_HEAP_OBJECTS_H
 
-#include "index.h"
+#include "cli/readers/index.h"
 
 #define HP_NO_OBJECT UINT32_MAX
 

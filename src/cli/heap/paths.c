@@ -1,6 +1,6 @@
-#include "heap/paths.h"
+#include "cli/heap/paths.h"
 
-#include "heap/bigarray.h"
+#include "cli/heap/bigarray.h"
 
 #include <inttypes.h>
 #include <stdio.h>

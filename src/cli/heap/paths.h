@@ -2,7 +2,7 @@
 #ifndef HPROF_CLI_HEAP_PATHS_H
 #define HPROF_CLI_HEAP_PATHS_H
 
-#include "heap/graph.h"
+#include "cli/heap/graph.h"
 
 typedef struct {
     uint32_t *parent; /* per object: previous object on a shortest path; itself for a

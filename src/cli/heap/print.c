@@ -1,10 +1,10 @@
 /* Printing what the heap commands share: paths from the roots. */
-#include "heap/print.h"
+#include "cli/heap/print.h"
 
 #include <inttypes.h>
 
-#include "heap/heap.h"
-#include "heap/paths.h"
+#include "cli/heap/heap.h"
+#include "cli/heap/paths.h"
 
 static void print_step(FILE *out, const hp_graph *g, const uint32_t *chain, size_t i, int json)
 {

@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-#include "heap/graph.h"
+#include "cli/heap/graph.h"
 
 /* Paths longer than twice this show only their first and last references. */
 #define HP_PATH_ENDS 20

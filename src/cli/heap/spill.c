@@ -1,4 +1,4 @@
-#include "heap/spill.h"
+#include "cli/heap/spill.h"
 
 #include <stdlib.h>
 #include <string.h>

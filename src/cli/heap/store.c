@@ -1,6 +1,6 @@
-#include "heap/store.h"
+#include "cli/heap/store.h"
 
-#include "heap/findings.h"
+#include "cli/heap/findings.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -16,7 +16,7 @@
 
 #include <stdio.h>
 
-#include "heap/heap.h"
+#include "cli/heap/heap.h"
 
 /* What ties an index to one dump. */
 typedef struct {

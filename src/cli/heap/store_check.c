@@ -4,8 +4,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "heap/findings.h"
-#include "heap/store.h"
+#include "cli/heap/findings.h"
+#include "cli/heap/store.h"
 
 static void release(int mapped, const void *p, size_t bytes)
 {

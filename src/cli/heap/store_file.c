@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "heap/findings.h"
-#include "heap/store.h"
+#include "cli/heap/findings.h"
+#include "cli/heap/store.h"
 
 /* 0: next to the dump; 1: in the user's cache directory (created if need be). */
 static int index_path(const hp_file *f, const hp_store_key *k, int where, char *buf, size_t cap)

@@ -1,10 +1,10 @@
-#include "heap/suspects.h"
+#include "cli/heap/suspects.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "heap/lookup.h"
+#include "cli/heap/lookup.h"
 
 enum { RELEASE_EVERY = 1 << 20 }; /* vertices between drops of mapped pages */
 

@@ -11,8 +11,8 @@
 #ifndef HPROF_CLI_HEAP_SUSPECTS_H
 #define HPROF_CLI_HEAP_SUSPECTS_H
 
-#include "heap/heap.h"
-#include "histo.h"
+#include "cli/analyses/histo.h"
+#include "cli/heap/heap.h"
 
 typedef struct {
     uint32_t object;         /* the suspect object, or the largest instance of a class suspect */

@@ -1,10 +1,10 @@
-#include "heap/targets.h"
+#include "cli/heap/targets.h"
 
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "heap/lookup.h"
+#include "cli/heap/lookup.h"
 
 uint32_t hp_find_object(const hp_heap *h, const char *what)
 {

@@ -2,7 +2,7 @@
 #ifndef HPROF_CLI_HEAP_TARGETS_H
 #define HPROF_CLI_HEAP_TARGETS_H
 
-#include "heap/heap.h"
+#include "cli/heap/heap.h"
 
 /*
  * `what` is an object ID ("0x1f2e", or decimal) or a Java-form class name

@@ -1,9 +1,9 @@
-#include "heap/waste.h"
+#include "cli/heap/waste.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "histo.h"
+#include "cli/analyses/histo.h"
 
 enum { RELEASE_EVERY = 1 << 21 }; /* objects between drops of the dump's pages */
 

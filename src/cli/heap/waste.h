@@ -6,7 +6,7 @@
 #ifndef HPROF_CLI_HEAP_WASTE_H
 #define HPROF_CLI_HEAP_WASTE_H
 
-#include "heap/heap.h"
+#include "cli/heap/heap.h"
 
 enum {
     HP_WASTE_DUP_STRINGS,

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "serve/web.h"
+#include "cli/serve/web.h"
 
 enum {
     MAX_URL = 2048,       /* longer request targets get 414 */

@@ -1,4 +1,4 @@
-#include "serve/html.h"
+#include "cli/serve/html.h"
 
 #include <stdarg.h>
 #include <stdio.h>

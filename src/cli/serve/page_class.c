@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "heap/lookup.h"
-#include "serve/values.h"
+#include "cli/heap/lookup.h"
+#include "cli/serve/values.h"
 
 enum { LARGEST = 50 };
 

@@ -3,8 +3,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "heap/lookup.h"
-#include "serve/web.h"
+#include "cli/heap/lookup.h"
+#include "cli/serve/web.h"
 
 enum { CHILDREN = 100 };
 

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "serve/values.h"
+#include "cli/serve/values.h"
 
 enum { DUPS_SHOWN = 50, ACCUMULATED_SHOWN = 5 };
 

@@ -2,8 +2,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "heap/lookup.h"
-#include "serve/values.h"
+#include "cli/heap/lookup.h"
+#include "cli/serve/values.h"
 
 enum { SHOWN = 200 };
 

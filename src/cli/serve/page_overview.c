@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "heap/lookup.h"
-#include "serve/web.h"
+#include "cli/heap/lookup.h"
+#include "cli/serve/web.h"
 
 static void class_link(hp_html *out, const hp_web *w, const hp_histo_row *row)
 {

@@ -1,11 +1,11 @@
-#include "serve/values.h"
+#include "cli/serve/values.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "heap/jstring.h"
+#include "cli/heap/jstring.h"
 
 void hp_format_prim(uint8_t type, uint64_t raw, char *buf, size_t cap)
 {

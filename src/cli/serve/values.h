@@ -2,7 +2,7 @@
 #ifndef HPROF_CLI_SERVE_VALUES_H
 #define HPROF_CLI_SERVE_VALUES_H
 
-#include "serve/web.h"
+#include "cli/serve/web.h"
 
 /* A primitive of basic type `type` (value zero-extended from the dump) as Java source text. */
 void hp_format_prim(uint8_t type, uint64_t raw, char *buf, size_t cap);

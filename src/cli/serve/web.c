@@ -1,10 +1,10 @@
-#include "serve/web.h"
+#include "cli/serve/web.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "heap/targets.h"
+#include "cli/heap/targets.h"
 
 int hp_web_open(hp_web *w, const hp_file *f, const hp_opts *o, FILE *err)
 {

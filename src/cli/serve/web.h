@@ -8,9 +8,9 @@
 #ifndef HPROF_CLI_SERVE_WEB_H
 #define HPROF_CLI_SERVE_WEB_H
 
-#include "heap/findings.h"
-#include "heap/heap.h"
-#include "serve/html.h"
+#include "cli/heap/findings.h"
+#include "cli/heap/heap.h"
+#include "cli/serve/html.h"
 
 typedef struct {
     hp_heap h;
