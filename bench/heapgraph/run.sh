@@ -4,7 +4,10 @@
 # (/usr/bin/time -v) of
 #   1. hprof dominators, first open (graph and dominators built, index written), RUNS times
 #   2. hprof dominators, second open (the on-disk index mapped), RUNS times
-#   3. VisualVM's heap library computing the same retained sizes, once
+#   3. second opens of the other heap commands (path to a class's largest instances,
+#      waste, suspects, histo --retained) and hprof serve's time from start to its
+#      first page answered (with its CPU time and peak RSS by then), RUNS times each
+#   4. VisualVM's heap library computing the same retained sizes, once
 #      (RetainedOracle: Heap.getBiggestObjectsByRetainedSize(20)), which must list
 #      the same 20 largest retainers with the same sizes as hprof.
 # Each line gives the median of the runs and the load average before them.
@@ -43,27 +46,55 @@ measure() { # name, command...: one run's "wall cpu rss" (s, s, MB) on stdout
         END { printf "%.2f %.2f %.0f\n", wall, cpu, rss }' "$work/$name.time"
 }
 
-median_of() { # name, count, command...: medians of wall, cpu and RSS over count runs
-    local name="$1" count="$2" load
-    shift 2
+first_page() { # name, dump: one run's "wall cpu rss" of hprof serve, start to first page
+    local name="$1" dump="$2" start end pid url=""
+    start=$(date +%s.%N)
+    "$hprof" serve "$dump" --port 0 > "$work/$name.out" &
+    pid=$!
+    while [ -z "$url" ] && kill -0 "$pid" 2> /dev/null; do
+        sleep 0.01
+        url=$(grep -o 'http://[^ ]*' "$work/$name.out" || true)
+    done
+    curl -sf -o "$work/$name.html" "$url"
+    end=$(date +%s.%N)
+    # utime + stime in clock ticks, and the peak RSS, before the server is stopped
+    read -r -a stat < "/proc/$pid/stat"
+    awk -v s="$start" -v e="$end" -v t="$(getconf CLK_TCK)" -v u="${stat[13]}" -v k="${stat[14]}" \
+        '/VmHWM/ { printf "%.2f %.2f %.0f\n", e - s, (u + k) / t, $2 / 1024 }' "/proc/$pid/status"
+    kill "$pid"
+    wait "$pid" || true
+}
+
+median_of() { # name, count, how (measure or first_page), args...: medians of wall, cpu, RSS
+    local name="$1" count="$2" how="$3" load
+    shift 3
     load=$(cut -d' ' -f1-3 /proc/loadavg)
     for _ in $(seq "$count"); do
         [ "$name" = hprof-first ] && rm -f "$work/h2.hprof.index"
-        measure "$name" "$@"
+        "$how" "$name" "$@"
     done | python3 -c '
 import statistics, sys
 name, n, load = sys.argv[1:4]
 runs = [list(map(float, l.split())) for l in sys.stdin]
 wall, cpu, rss = (statistics.median(col) for col in zip(*runs))
-print(f"{name:<14} {wall:8.1f} s wall {cpu:7.1f} s cpu {rss:7.0f} MB max RSS  (median of {n}; load {load})")
+print(f"{name:<18} {wall:8.2f} s wall {cpu:7.2f} s cpu {rss:7.0f} MB max RSS  (median of {n}; load {load})")
 ' "$name" "$count" "$load"
 }
 
 echo "dump: $work/h2.hprof, $dump_mb MB, $rows rows; $(nproc) cores"
-median_of hprof-first "$runs" "$hprof" dominators "$work/h2.hprof" --top 20
-median_of hprof-second "$runs" "$hprof" dominators "$work/h2.hprof" --top 20
-median_of visualvm 1 "$java_home/bin/java" -cp "$work/classes:$jfluid" RetainedOracle \
-    "$work/h2.hprof" 20 -
+dump="$work/h2.hprof"
+echo "commit $(git -C "$root" rev-parse --short HEAD)"
+median_of hprof-first "$runs" measure "$hprof" dominators "$dump" --top 20
+median_of hprof-second "$runs" measure "$hprof" dominators "$dump" --top 20
+median_of path-class "$runs" measure "$hprof" path "$dump" java.lang.String
+median_of path-object "$runs" measure "$hprof" path "$dump" \
+    "$(awk '$3 ~ /^0x/ { print $3; exit }' "$work/hprof-second.out")"
+median_of waste "$runs" measure "$hprof" waste "$dump"
+median_of suspects "$runs" measure "$hprof" suspects "$dump"
+median_of histo-retained "$runs" measure "$hprof" histo --retained "$dump"
+median_of serve-first-page "$runs" first_page "$dump"
+median_of visualvm 1 measure "$java_home/bin/java" -cp "$work/classes:$jfluid" RetainedOracle \
+    "$dump" 20 -
 
 # VisualVM's 20 largest retainers must have the same retained sizes in hprof.
 python3 - "$work" "$hprof" <<'PY'
