@@ -134,7 +134,14 @@ int hp_web_page(const hp_web *w, const char *path, const hp_query *q, hp_html *o
         {"/waste", hp_page_waste},
         {"/suspects", hp_page_suspects},
     };
-    for (size_t i = 0; i < sizeof pages / sizeof pages[0]; i++)
-        if (strcmp(path, pages[i].path) == 0) return pages[i].page(w, q, out);
+    for (size_t i = 0; i < sizeof pages / sizeof pages[0]; i++) {
+        if (strcmp(path, pages[i].path) != 0) continue;
+        int status = pages[i].page(w, q, out);
+        /* What a page read at random (a class's instances, sizes of many
+         * objects) need not stay resident: the next page maps it back. */
+        hp_heap_release(&w->h, w->h.store, w->h.store_len);
+        hp_release(w->h.ix.f, 0, w->h.ix.f->size);
+        return status;
+    }
     return hp_web_error(out, w, 404, "No such page", path);
 }
