@@ -379,18 +379,3 @@ void hp_graph_class_name(const hp_graph *g, uint32_t i, char *buf, size_t cap)
         hp_index_class_name(g->ix, s.ref, buf, cap);
 }
 
-int hp_graph_preds(const hp_graph *g, uint32_t **start, uint32_t **src)
-{
-    uint32_t n = g->obj.n;
-    *start = calloc((size_t)n + 2, sizeof **start);
-    *src = malloc((g->nedges ? g->nedges : 1) * sizeof **src);
-    if (!*start || !*src) return -1;
-    for (uint32_t e = 0; e < g->nedges; e++)
-        (*start)[HP_EDGE_TARGET(g->out[e]) + 2]++;
-    for (uint32_t i = 2; i <= n + 1; i++)
-        (*start)[i] += (*start)[i - 1];
-    for (uint32_t v = 0; v < n; v++)
-        for (uint32_t e = g->out_start[v]; e < g->out_start[v + 1]; e++)
-            (*src)[(*start)[HP_EDGE_TARGET(g->out[e]) + 1]++] = v;
-    return 0;
-}

@@ -76,9 +76,6 @@ void hp_graph_object(const hp_graph *g, uint32_t i, hp_sub *s);
 uint64_t hp_graph_size_at(const hp_graph *g, uint64_t offset);
 /* Shallow size of object i under the graph's model (0 for class objects). */
 uint64_t hp_graph_shallow(const hp_graph *g, uint32_t i);
-/* Referrers in CSR form: src[start[i] .. start[i+1]) point to object i (caller
- * frees both, also on failure, -1). */
-int hp_graph_preds(const hp_graph *g, uint32_t **start, uint32_t **src);
 /* Java-form class name of object i ("java.lang.Class" for class objects). */
 void hp_graph_class_name(const hp_graph *g, uint32_t i, char *buf, size_t cap);
 
