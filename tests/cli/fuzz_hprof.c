@@ -44,8 +44,9 @@ static void index_reader(const hp_file *f, const uint8_t *data, size_t size, FIL
                                        sizeof buf);
             }
             if (hp_domkids_build(&kids, &t.d, &e) == 0) hp_domkids_free(&kids);
-            hp_web w = {t, t.fx, "fuzz"};
-            render_pages(&w);
+            hp_web w = {t, t.fx, {0}, "fuzz"};
+            if (hp_paths_build(&w.paths, &t.g, 0, &e) == 0) render_pages(&w);
+            hp_paths_free(&w.paths);
             hp_findings_free(t.fx);
             free(t.fx);
             hp_domtree_free(&t.d);

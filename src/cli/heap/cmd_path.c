@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/heap/findings.h"
 #include "cli/heap/heap.h"
 #include "cli/heap/paths.h"
 #include "cli/heap/print.h"
@@ -48,14 +47,13 @@ int hp_cmd_path(const hp_file *f, const hp_opts *o, FILE *out, FILE *err)
         fprintf(err, "hprof: error: %s: no object or class '%s' in heap dump %zu\n", f->path,
                 o->target, h.dump + 1);
         rc = HP_EXIT_NODATA;
-    } else if (rc != 0 || (o->exclude_weak && hp_paths_build(&p, &h.g, 1, &e) != 0)) {
+    } else if (rc != 0 || hp_paths_build(&p, &h.g, o->exclude_weak, &e) != 0) {
         hp_report(err, f, &e);
         rc = HP_EXIT_MALFORMED;
-    } else { /* the saved shortest paths follow every reference */
-        const hp_paths *paths = o->exclude_weak ? &p : &h.fx->paths;
+    } else {
         if (o->json) fputs("{\"paths\":[", out);
         for (size_t i = 0; i < n; i++)
-            print_path(&h, paths, targets[i], i == 0, o, out);
+            print_path(&h, &p, targets[i], i == 0, o, out);
         if (o->json) fputs("]}\n", out);
     }
     free(targets);

@@ -107,14 +107,16 @@ static int report(const ctx *c, hp_error *err)
 int hp_cmd_suspects(const hp_file *f, const hp_opts *o, FILE *out, FILE *err)
 {
     hp_heap h;
+    hp_paths p = {0};
     hp_error e = {0};
     int rc = hp_heap_open(&h, f, o, HP_HEAP_DOMINATORS, err);
     if (rc != HP_EXIT_OK) return rc;
-    ctx c = {&h, &h.fx->paths, o, out};
-    if (report(&c, &e) != 0) {
+    ctx c = {&h, &p, o, out};
+    if (hp_paths_build(&p, &h.g, 0, &e) != 0 || report(&c, &e) != 0) {
         hp_report(err, f, &e);
         rc = HP_EXIT_MALFORMED;
     }
+    hp_paths_free(&p);
     hp_heap_close(&h);
     return rc;
 }

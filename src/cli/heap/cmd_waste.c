@@ -87,9 +87,17 @@ static void report(FILE *out, const hp_heap *h, const hp_paths *p, const hp_wast
 int hp_cmd_waste(const hp_file *f, const hp_opts *o, FILE *out, FILE *err)
 {
     hp_heap h;
+    hp_paths p = {0};
+    hp_error e = {0};
     int rc = hp_heap_open(&h, f, o, HP_HEAP_DOMINATORS, err);
     if (rc != HP_EXIT_OK) return rc;
-    report(out, &h, &h.fx->paths, &h.fx->waste, o);
+    if (hp_paths_build(&p, &h.g, 0, &e) != 0) {
+        hp_report(err, f, &e);
+        rc = HP_EXIT_MALFORMED;
+    } else {
+        report(out, &h, &p, &h.fx->waste, o);
+    }
+    hp_paths_free(&p);
     hp_heap_close(&h);
     return rc;
 }

@@ -247,8 +247,8 @@ void hp_domtree_free(hp_domtree *d)
 
 int hp_domkids_build(hp_domkids *k, const hp_domtree *d, hp_error *err)
 {
-    k->start = calloc((size_t)d->n + 3, sizeof *k->start);
-    k->child = malloc(((size_t)d->n + 1) * sizeof *k->child);
+    k->start = hp_big_calloc(((size_t)d->n + 3) * sizeof *k->start);
+    k->child = hp_big_malloc(((size_t)d->n + 1) * sizeof *k->child);
     if (!k->start || !k->child) {
         hp_domkids_free(k);
         return hp_fail(err, 0, "out of memory");

@@ -6,17 +6,6 @@
 
 #include "cli/heap/histo_retained.h"
 
-static int shortest_paths(hp_findings *fx, const hp_heap *h, hp_spill *sp, hp_error *err)
-{
-    const hp_graph *g = &h->g;
-    if (hp_paths_build(&fx->paths, g, 0, err) != 0) return -1;
-    hp_heap_release(h, g->out_start, ((size_t)g->obj.n + 1) * 4);
-    hp_heap_release(h, g->out, (size_t)g->nedges * 4);
-    if (hp_spill_put(sp, HP_SEC_PARENT, &fx->paths.parent, (size_t)g->obj.n * 4) != 0)
-        return hp_fail(err, 0, "cannot write the index");
-    return 0;
-}
-
 /* The histogram with retained sizes, then the suspects, which need both. */
 static int histo_and_suspects(hp_findings *fx, const hp_heap *h, hp_error *err)
 {
@@ -36,11 +25,10 @@ static int histo_and_suspects(hp_findings *fx, const hp_heap *h, hp_error *err)
     return rc;
 }
 
-int hp_findings_build(hp_findings *fx, const hp_heap *h, hp_spill *sp, hp_error *err)
+int hp_findings_build(hp_findings *fx, const hp_heap *h, hp_error *err)
 {
     memset(fx, 0, sizeof *fx);
-    if (shortest_paths(fx, h, sp, err) != 0 || histo_and_suspects(fx, h, err) != 0 ||
-        hp_waste_find(&fx->waste, h, err) != 0) {
+    if (histo_and_suspects(fx, h, err) != 0 || hp_waste_find(&fx->waste, h, err) != 0) {
         hp_findings_free(fx);
         return -1;
     }
@@ -49,7 +37,6 @@ int hp_findings_build(hp_findings *fx, const hp_heap *h, hp_spill *sp, hp_error 
 
 void hp_findings_free(hp_findings *fx)
 {
-    if (!fx->borrowed) hp_paths_free(&fx->paths);
     hp_histo_free(&fx->histo);
     hp_waste_free(&fx->waste);
     free(fx->suspects);

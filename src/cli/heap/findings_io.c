@@ -108,13 +108,10 @@ static int unpack_suspects(hp_findings *fx, const hp_findings_image *im, uint32_
     return 0;
 }
 
-int hp_findings_unpack(hp_findings *fx, const hp_findings_image *im, uint32_t *parent,
-                       const hp_graph *g)
+int hp_findings_unpack(hp_findings *fx, const hp_findings_image *im, const hp_graph *g)
 {
     uint32_t n = g->obj.n;
     memset(fx, 0, sizeof *fx);
-    fx->paths = (hp_paths){parent, n};
-    fx->borrowed = 1;
     if (unpack_histo(&fx->histo, im) != 0 || unpack_waste(&fx->waste, im, n) != 0 ||
         unpack_suspects(fx, im, n) != 0) {
         hp_findings_free(fx);

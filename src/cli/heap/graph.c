@@ -378,4 +378,3 @@ void hp_graph_class_name(const hp_graph *g, uint32_t i, char *buf, size_t cap)
     else
         hp_index_class_name(g->ix, s.ref, buf, cap);
 }
-

@@ -36,10 +36,7 @@ static int build_in_memory(hp_heap *h, const hp_model *m, hp_error *e)
     if (hp_heap_build(h, m, &sp, e) != 0) return -1;
     h->fx = malloc(sizeof *h->fx);
     if (!h->fx) return hp_fail(e, 0, "out of memory");
-    if (hp_findings_build(h->fx, h, &sp, e) == 0) return 0;
-    free(h->fx);
-    h->fx = NULL;
-    return -1;
+    return hp_findings_build(h->fx, h, e);
 }
 
 /* Builds into a new index file when one can be written (so the process holds

@@ -28,8 +28,7 @@ enum {
     HP_SEC_RETAINED,
     HP_SEC_REACHABLE,
     HP_SEC_CLASSOF,  /* what each object is (graph.h) */
-    HP_SEC_PARENT,   /* findings.h: BFS parents from the GC roots */
-    HP_SEC_HISTO,    /* the class histogram with retained sizes */
+    HP_SEC_HISTO,    /* findings.h: the class histogram with retained sizes */
     HP_SEC_WASTE,    /* waste per kind */
     HP_SEC_DUPS,     /* duplicate strings */
     HP_SEC_SUSPECTS, /* suspects */

@@ -21,24 +21,33 @@ typedef struct {
 const size_t hp_spill_header_bytes = (sizeof(header) + 7) / 8 * 8;
 
 /* Where each array's pointer lives and its length under the header's counts;
- * `classes` stands in for the class offsets, `parent` and `im` for the findings. */
-static void sections(hp_heap *h, const header *hd, uint64_t **classes, uint32_t **parent,
-                     hp_findings_image *im, void **at[HP_NSECTIONS], uint64_t bytes[HP_NSECTIONS])
+ * `classes` stands in for the class offsets, `im` for the findings. */
+static void sections(hp_heap *h, const header *hd, uint64_t **classes, hp_findings_image *im,
+                     void **at[HP_NSECTIONS], uint64_t bytes[HP_NSECTIONS])
 {
     hp_graph *g = &h->g;
     hp_domtree *d = &h->d;
     uint64_t n = hd->n, v = n + 1;
     void **const where[HP_NSECTIONS] = {
-        [HP_SEC_KEYS] = (void **)&g->obj.keys,     [HP_SEC_SEGS] = (void **)&g->obj.segs,
-        [HP_SEC_DIR] = (void **)&g->obj.dir,       [HP_SEC_OFFSETS] = (void **)&g->obj.offsets,
-        [HP_SEC_SHALLOW] = (void **)&g->shallow,   [HP_SEC_OUT_START] = (void **)&g->out_start,
-        [HP_SEC_OUT] = (void **)&g->out,           [HP_SEC_ROOTS] = (void **)&g->roots,
-        [HP_SEC_CLASSES] = (void **)classes,       [HP_SEC_PRE] = (void **)&d->pre,
-        [HP_SEC_VERTEX] = (void **)&d->vertex,     [HP_SEC_IDOM] = (void **)&d->idom,
-        [HP_SEC_RETAINED] = (void **)&d->retained, [HP_SEC_REACHABLE] = (void **)&d->reachable,
-        [HP_SEC_CLASSOF] = (void **)&g->classof,   [HP_SEC_PARENT] = (void **)parent,
-        [HP_SEC_HISTO] = (void **)&im->histo,      [HP_SEC_WASTE] = (void **)&im->waste,
-        [HP_SEC_DUPS] = (void **)&im->dups,        [HP_SEC_SUSPECTS] = (void **)&im->suspects,
+        [HP_SEC_KEYS] = (void **)&g->obj.keys,
+        [HP_SEC_SEGS] = (void **)&g->obj.segs,
+        [HP_SEC_DIR] = (void **)&g->obj.dir,
+        [HP_SEC_OFFSETS] = (void **)&g->obj.offsets,
+        [HP_SEC_SHALLOW] = (void **)&g->shallow,
+        [HP_SEC_OUT_START] = (void **)&g->out_start,
+        [HP_SEC_OUT] = (void **)&g->out,
+        [HP_SEC_ROOTS] = (void **)&g->roots,
+        [HP_SEC_CLASSES] = (void **)classes,
+        [HP_SEC_PRE] = (void **)&d->pre,
+        [HP_SEC_VERTEX] = (void **)&d->vertex,
+        [HP_SEC_IDOM] = (void **)&d->idom,
+        [HP_SEC_RETAINED] = (void **)&d->retained,
+        [HP_SEC_REACHABLE] = (void **)&d->reachable,
+        [HP_SEC_CLASSOF] = (void **)&g->classof,
+        [HP_SEC_HISTO] = (void **)&im->histo,
+        [HP_SEC_WASTE] = (void **)&im->waste,
+        [HP_SEC_DUPS] = (void **)&im->dups,
+        [HP_SEC_SUSPECTS] = (void **)&im->suspects,
     };
     const uint64_t len[HP_NSECTIONS] = {
         [HP_SEC_KEYS] = n * 4,
@@ -56,7 +65,6 @@ static void sections(hp_heap *h, const header *hd, uint64_t **classes, uint32_t 
         [HP_SEC_RETAINED] = v * 8,
         [HP_SEC_REACHABLE] = n / 8 + 1,
         [HP_SEC_CLASSOF] = n * 4,
-        [HP_SEC_PARENT] = n * 4,
         [HP_SEC_HISTO] = hd->nrows * HP_HISTO_WORDS * 8,
         [HP_SEC_WASTE] = HP_WASTE_WORDS * 8,
         [HP_SEC_DUPS] = hd->ndups * HP_DUP_WORDS * 8,
@@ -125,14 +133,13 @@ int hp_store_write(const hp_heap *h, const hp_store_key *key, FILE *out)
     void **at[HP_NSECTIONS];
     uint64_t bytes[HP_NSECTIONS];
     uint64_t *classes = class_offsets(&h->g);
-    uint32_t *parent = h->fx->paths.parent;
     if (!classes || hp_findings_pack(h->fx, &im) != 0) {
         free(classes);
         return -1;
     }
     hp_spill_init(&sp, -1);
     make_header(&hd, h, key, &sp, &im);
-    sections((hp_heap *)h, &hd, &classes, &parent, &im, at, bytes);
+    sections((hp_heap *)h, &hd, &classes, &im, at, bytes);
     for (int i = 0; i < HP_NSECTIONS; i++) { /* in section order, after the header */
         hd.sec[i] = (hp_section){sp.at, bytes[i]};
         sp.at += (bytes[i] + 7) / 8 * 8;
@@ -187,8 +194,7 @@ static int same_key(const hp_store_key *a, const hp_store_key *b)
 
 static int is_findings_section(int i)
 {
-    return i == HP_SEC_PARENT || i == HP_SEC_HISTO || i == HP_SEC_WASTE || i == HP_SEC_DUPS ||
-           i == HP_SEC_SUSPECTS;
+    return i == HP_SEC_HISTO || i == HP_SEC_WASTE || i == HP_SEC_DUPS || i == HP_SEC_SUSPECTS;
 }
 
 /* Counts no image could hold are refused before any length is computed from them. */
@@ -199,13 +205,13 @@ static int counts_fit(const header *hd, size_t len)
            hd->ndups <= words && hd->nsuspects <= words;
 }
 
-/* Points t's arrays into the image; the findings' arrays into parent and im. */
+/* Points t's arrays into the image; the findings' arrays into im. */
 static int map_sections(hp_heap *t, const header *hd, const uint8_t *image, size_t len, int how,
-                        uint64_t **classes, uint32_t **parent, hp_findings_image *im)
+                        uint64_t **classes, hp_findings_image *im)
 {
     void **at[HP_NSECTIONS];
     uint64_t bytes[HP_NSECTIONS];
-    sections(t, hd, classes, parent, im, at, bytes);
+    sections(t, hd, classes, im, at, bytes);
     for (int i = 0; i < HP_NSECTIONS; i++) {
         const hp_section *s = &hd->sec[i];
         if (how == HP_STORE_PARTIAL && is_findings_section(i)) continue;
@@ -230,12 +236,11 @@ int hp_store_attach_image(hp_heap *h, const uint8_t *image, size_t len, const hp
         return -1;
     hp_heap t = *h; /* built into a copy; h stays untouched on failure */
     uint64_t *classes = NULL;
-    uint32_t *parent = NULL;
     hp_findings_image im = {0};
     memset(&t.g, 0, sizeof t.g);
     memset(&t.d, 0, sizeof t.d);
     t.fx = NULL;
-    if (map_sections(&t, &hd, image, len, how, &classes, &parent, &im) != 0) return -1;
+    if (map_sections(&t, &hd, image, len, how, &classes, &im) != 0) return -1;
     hp_graph arrays = t.g;
     hp_error e;
     if (hp_graph_classes_from(&t.g, &h->ix, key->dump, m, classes, hd.nclasses, &e) != 0) {
@@ -260,7 +265,7 @@ int hp_store_attach_image(hp_heap *h, const uint8_t *image, size_t len, const hp
     t.d.borrowed = 1;
     if (how != HP_STORE_PARTIAL) {
         t.fx = malloc(sizeof *t.fx);
-        if (!t.fx || hp_findings_unpack(t.fx, &im, parent, &t.g) != 0) {
+        if (!t.fx || hp_findings_unpack(t.fx, &im, &t.g) != 0) {
             free(t.fx);
             hp_graph_free(&t.g);
             return -1;

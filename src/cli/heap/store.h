@@ -45,8 +45,8 @@ int hp_store_attach_image(hp_heap *h, const uint8_t *image, size_t len, const hp
                           const hp_model *m, int how);
 /* Whether attached arrays are consistent: sorted keys, offsets inside the dump,
  * edges and roots naming objects, preorder a permutation, each idom before its
- * vertex, classof words and BFS parents in range (store_check.c; the other
- * findings are checked as they are read). `mapped`: drop each array's pages
+ * vertex, classof words in range (store_check.c; the findings are checked
+ * as they are read). `mapped`: drop each array's pages
  * once checked. */
 int hp_store_consistent(const hp_heap *h, uint64_t file_size, int mapped);
 /* Writes h's index (graph and dominators, all in memory) to out. Returns 0 or -1. */
@@ -54,7 +54,7 @@ int hp_store_write(const hp_heap *h, const hp_store_key *key, FILE *out);
 /* Completes an index built through sp: the last sections of the graph, then
  * the header (without findings). */
 int hp_store_finish(hp_heap *h, hp_spill *sp, const hp_store_key *key);
-/* Adds the findings (their parents already saved through sp) and rewrites the header. */
+/* Adds the findings and rewrites the header. */
 int hp_store_finish_findings(const hp_heap *h, const hp_findings *fx, hp_spill *sp,
                              const hp_store_key *key);
 

@@ -4,7 +4,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "cli/heap/findings.h"
 #include "cli/heap/store.h"
 
 static void release(int mapped, const void *p, size_t bytes)
@@ -89,19 +88,8 @@ static int classof_ok(const hp_graph *g, int mapped)
     return ok;
 }
 
-/* Parents name objects (chains that loop are cut by hp_paths_chain). */
-static int parents_ok(const hp_paths *p, int mapped)
-{
-    int ok = 1;
-    for (uint32_t i = 0; ok && i < p->n; i++)
-        ok = p->parent[i] < p->n || p->parent[i] == HP_NO_OBJECT;
-    release(mapped, p->parent, (size_t)p->n * 4);
-    return ok;
-}
-
 int hp_store_consistent(const hp_heap *h, uint64_t file_size, int mapped)
 {
     return objects_ok(&h->g.obj, file_size, mapped) && edges_ok(&h->g, mapped) &&
-           tree_ok(&h->d, mapped) && classof_ok(&h->g, mapped) &&
-           (!h->fx || parents_ok(&h->fx->paths, mapped));
+           tree_ok(&h->d, mapped) && classof_ok(&h->g, mapped);
 }

@@ -103,7 +103,7 @@ static int add_findings(hp_heap *h, hp_spill *sp, const hp_store_key *key, hp_er
     hp_findings fx;
     if (hp_store_finish(h, sp, key) != 0 || !map_into(&part, h, sp, key, HP_STORE_PARTIAL))
         return -1;
-    int rc = hp_findings_build(&fx, &part, sp, err);
+    int rc = hp_findings_build(&fx, &part, err);
     if (rc == 0) {
         rc = hp_store_finish_findings(&part, &fx, sp, key);
         hp_findings_free(&fx);

@@ -141,16 +141,34 @@ static void collection(scan *c, uint32_t obj, const hp_sub *s, const class_kind 
         add(c, HP_WASTE_SPARSE_COLLECTIONS, obj, (len - need) * c->ref);
 }
 
+static uint64_t avalanche(uint64_t h)
+{
+    h = (h ^ h >> 33) * 0xff51afd7ed558ccdull;
+    h = (h ^ h >> 33) * 0xc4ceb9fe1a85ec53ull;
+    return h ^ h >> 33;
+}
+
+/* Two hashes of a value's bytes, eight at a time, by different mixing steps. */
+static void hash_value(const uint8_t *p, uint64_t len, uint64_t *hash, uint64_t *check)
+{
+    uint64_t h = *hash, k = *check;
+    for (uint64_t i = 0; i < len; i += 8) {
+        uint64_t w = 0;
+        memcpy(&w, p + i, len - i < 8 ? len - i : 8);
+        h = (h ^ w) * 1099511628211ull;
+        k = ((k << 29 | k >> 35) ^ w) * 0x9e3779b97f4a7c15ull;
+    }
+    *hash = avalanche(h);
+    *check = avalanche(k + len);
+}
+
 static int remember_string(scan *c, uint32_t obj, const hp_sub *s, const class_kind *k)
 {
     hp_sub a;
     uint32_t arr = array_of(c, field_at(s, k->a, c->h->ix.f->id_size), &a);
     if (arr == HP_NO_OBJECT) return 0;
     uint64_t hash = 1469598103934665603ull ^ field_at(s, k->b, 1), check = a.data_len;
-    for (uint64_t i = 0; i < a.data_len; i++) {
-        hash = (hash ^ a.data[i]) * 1099511628211ull;
-        check = ((check << 7 | check >> 57) ^ a.data[i]) * 0x9e3779b97f4a7c15ull;
-    }
+    hash_value(a.data, a.data_len, &hash, &check);
     if (c->nstrings == c->cap) {
         size_t cap = c->cap ? c->cap * 2 : 4096;
         string_entry *n = realloc(c->strings, cap * sizeof *n);

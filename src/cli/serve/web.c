@@ -8,15 +8,23 @@
 
 int hp_web_open(hp_web *w, const hp_file *f, const hp_opts *o, FILE *err)
 {
+    hp_error e = {0};
     memset(w, 0, sizeof *w);
     w->name = f->path;
     int rc = hp_heap_open(&w->h, f, o, HP_HEAP_DOMINATORS, err);
-    if (rc == HP_EXIT_OK) w->fx = w->h.fx;
-    return rc;
+    if (rc != HP_EXIT_OK) return rc;
+    w->fx = w->h.fx;
+    if (hp_paths_build(&w->paths, &w->h.g, 0, &e) != 0) {
+        hp_report(err, f, &e);
+        hp_web_close(w);
+        return HP_EXIT_MALFORMED;
+    }
+    return HP_EXIT_OK;
 }
 
 void hp_web_close(hp_web *w)
 {
+    hp_paths_free(&w->paths);
     hp_heap_close(&w->h);
     memset(w, 0, sizeof *w);
 }
@@ -91,7 +99,7 @@ void hp_web_object_link(hp_html *out, const hp_web *w, uint32_t obj)
 void hp_web_path(hp_html *out, const hp_web *w, uint32_t obj)
 {
     uint32_t *chain;
-    size_t len = hp_paths_chain(&w->fx->paths, obj, &chain);
+    size_t len = hp_paths_chain(&w->paths, obj, &chain);
     if (len == 0) hp_html_raw(out, "<p>No path from a GC root.</p>");
     hp_html_raw(out, "<ol class=path>");
     for (size_t i = 0; i < len; i++) {

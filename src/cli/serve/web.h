@@ -1,20 +1,22 @@
 /*
  * The pages of `hprof serve`, independent of the HTTP server: the dump is
- * opened with its findings (from the on-disk index after the first time),
- * then each request only reads that state, looking up what one page needs
- * (referrers, dominated objects, a class's instances) by a scan
- * (heap/lookup.h), so requests cannot change the state.
+ * opened with its findings (from the on-disk index after the first time) and
+ * its shortest paths from the GC roots, then each request only reads that state, looking up what
+ * one page needs (referrers, dominated objects, a class's instances) by a scan (heap/lookup.h), so
+ * requests cannot change the state.
  */
 #ifndef HPROF_CLI_SERVE_WEB_H
 #define HPROF_CLI_SERVE_WEB_H
 
 #include "cli/heap/findings.h"
 #include "cli/heap/heap.h"
+#include "cli/heap/paths.h"
 #include "cli/serve/html.h"
 
 typedef struct {
     hp_heap h;
-    const hp_findings *fx; /* h's: paths, histogram, waste, suspects */
+    const hp_findings *fx; /* h's: histogram, waste, suspects */
+    hp_paths paths;        /* all references, referents included */
     const char *name;      /* the dump's path, shown in titles */
 } hp_web;
 
