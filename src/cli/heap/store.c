@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define MAGIC "HPROFIX3"
+#define MAGIC "HPROFIX4"
 
 typedef struct {
     char magic[8];
