@@ -106,5 +106,6 @@ int hp_find_targets(const hp_heap *h, const char *what, size_t max, uint32_t **o
     else if (*n)
         qsort(*objs, *n, sizeof **objs, by_retained);
     if (*n > max) *n = max;
+    hp_heap_release(h, h->store, h->store_len); /* the sizes the choice read at random */
     return 0;
 }
