@@ -17,7 +17,7 @@ typedef struct {
     size_t dump; /* 0-based */
     hp_graph g;
     hp_domtree d;
-    hp_findings *fx; /* paths, histogram, waste, suspects (with the dominators) */
+    hp_findings *fx; /* histogram, waste, suspects (with the dominators) */
     int level;       /* what was built */
     void *store;     /* the mapped on-disk index the arrays live in, or NULL */
     size_t store_len;
