@@ -6,7 +6,7 @@
 # the rest of the project builds and tests against.
 set -euo pipefail
 cd "$(dirname "$0")"
-pkgs=(time gcc python3 libh2-java fop jython liblucene4.10-java libxalan2-java)
+pkgs=(time curl gcc python3 libh2-java fop jython liblucene4.10-java libxalan2-java)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
