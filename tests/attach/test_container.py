@@ -78,7 +78,10 @@ class ContainerTest(TargetTest):
         self.assertNotIn("HPROF ERROR", self.target.stderr())
 
     def test_private_tmp_on_the_hosts_root(self):
-        jvm = self.start("mount -t tmpfs tmpfs /tmp\nmount -t proc proc /proc")
+        # The jar may itself be under /tmp (a checkout there): read it through
+        # a descriptor opened before the private /tmp hides it.
+        jvm = self.start('exec 3<"$JAR"\nmount -t tmpfs tmpfs /tmp\nmount -t proc proc /proc\n'
+                         'cat <&3 >/tmp/target.jar\nexec 3<&-\nJAR=/tmp/target.jar')
         self.record_and_check(jvm)
 
     def test_own_root_without_the_library(self):
