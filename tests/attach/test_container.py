@@ -85,6 +85,8 @@ class ContainerTest(TargetTest):
         self.record_and_check(jvm)
 
     def test_own_root_without_the_library(self):
+        if not os.path.realpath(self.env.java).startswith("/usr/"):
+            self.skipTest("the chroot shares only /usr and /etc; this JDK is elsewhere")
         root = tempfile.mkdtemp(prefix="hprof-container-")
         self.addCleanup(shutil.rmtree, root, True)
         script = f"""R={root}
