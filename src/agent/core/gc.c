@@ -2,27 +2,24 @@
 
 #include "agent/core/agent.h"
 #include "agent/core/error.h"
+#include "agent/core/tasks.h"
 
-#include <dirent.h>
-#include <stdio.h>
 #include <string.h>
 
 static bool zgc;
 
+/* Stops the listing at ZGC's director thread. */
+static bool not_zdirector(pid_t tid, void *arg)
+{
+    (void)arg;
+    char comm[HP_COMM_LEN];
+    zgc = hp_thread_comm(tid, comm) && strncmp(comm, "ZDirector", 9) == 0;
+    return !zgc;
+}
+
 void hp_gc_probe(void)
 {
-    DIR *d = opendir("/proc/self/task");
-    if (d == NULL) return;
-    for (struct dirent *e; !zgc && (e = readdir(d)) != NULL;) {
-        if (e->d_name[0] == '.') continue;
-        char path[64], name[32] = "";
-        snprintf(path, sizeof path, "/proc/self/task/%.20s/comm", e->d_name);
-        FILE *f = fopen(path, "r");
-        if (f == NULL) continue;
-        if (fgets(name, sizeof name, f)) zgc = strncmp(name, "ZDirector", 9) == 0;
-        fclose(f);
-    }
-    closedir(d);
+    hp_tasks_each(not_zdirector, NULL);
 }
 
 bool hp_gc_none_at_death(void)

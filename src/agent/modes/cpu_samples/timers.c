@@ -2,8 +2,8 @@
 
 #include "agent/core/agent.h"
 #include "agent/core/error.h"
+#include "agent/core/tasks.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -50,13 +50,25 @@ static struct hp_cpu_timer *find(pid_t tid)
     return NULL;
 }
 
-bool hp_timers_sampled(pid_t tid)
+static int by_tid(const void *a, const void *b)
 {
+    pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+    return (x > y) - (x < y);
+}
+
+size_t hp_timers_sampled_tids(pid_t *out, size_t cap)
+{
+    size_t n = 0;
     pthread_mutex_lock(&lock);
-    const struct hp_cpu_timer *t = find(tid);
-    bool sampled = t && t->has_timer && !atomic_load(&t->not_java);
+    for (size_t i = 0; i < used; i++) {
+        const struct hp_cpu_timer *t = &pool[i];
+        if (t->tid == 0 || !t->has_timer || atomic_load(&t->not_java)) continue;
+        if (n < cap) out[n] = t->tid;
+        n++;
+    }
     pthread_mutex_unlock(&lock);
-    return sampled;
+    if (n <= cap) qsort(out, n, sizeof *out, by_tid);
+    return n;
 }
 
 /* The first expiry at a random point of the first interval: a thread then
@@ -182,18 +194,6 @@ void hp_timers_expect(const char *name, uint32_t thread_serial)
     pthread_mutex_unlock(&lock);
 }
 
-bool hp_thread_comm(pid_t tid, char comm[HP_COMM_LEN])
-{
-    char path[64];
-    snprintf(path, sizeof path, "/proc/self/task/%d/comm", (int)tid);
-    FILE *f = fopen(path, "r");
-    if (f == NULL) return false;
-    bool ok = fgets(comm, HP_COMM_LEN, f) != NULL;
-    fclose(f);
-    if (ok) comm[strcspn(comm, "\n")] = '\0';
-    return ok;
-}
-
 static size_t count_comm(const struct named *list, size_t n, const char *comm)
 {
     size_t k = 0;
@@ -213,31 +213,38 @@ static uint32_t serial_by_name(const struct named *tasks, size_t n, const struct
     return 0;
 }
 
+struct task_list {
+    struct named *tasks;
+    size_t n, cap;
+};
+
+static bool add_task(pid_t tid, void *arg)
+{
+    struct task_list *l = arg;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 64;
+        struct named *more = realloc(l->tasks, cap * sizeof *more);
+        if (more == NULL) return false;
+        l->tasks = more;
+        l->cap = cap;
+    }
+    struct named *t = &l->tasks[l->n++];
+    t->tid = tid;
+    if (!hp_thread_comm(tid, t->comm)) t->comm[0] = '\0';
+    return true;
+}
+
 void hp_timers_arm_unseen(void)
 {
-    DIR *d = opendir("/proc/self/task");
-    if (d == NULL) {
+    struct task_list l = {NULL, 0, 0};
+    if (!hp_tasks_each(add_task, &l)) {
         hp_error("cpu=samples: cannot list /proc/self/task (%s); threads started before the "
                  "agent are not sampled",
                  strerror(errno));
         return;
     }
-    size_t n = 0, cap = 64;
-    struct named *tasks = malloc(cap * sizeof *tasks);
-    for (struct dirent *e; tasks && (e = readdir(d)) != NULL;) {
-        char *end;
-        long tid = strtol(e->d_name, &end, 10);
-        if (*end != '\0' || tid <= 0) continue;
-        if (n == cap) {
-            struct named *more = realloc(tasks, (cap *= 2) * sizeof *tasks);
-            if (more == NULL) break;
-            tasks = more;
-        }
-        tasks[n].tid = (pid_t)tid;
-        if (!hp_thread_comm(tasks[n].tid, tasks[n].comm)) tasks[n].comm[0] = '\0';
-        n++;
-    }
-    closedir(d);
+    struct named *tasks = l.tasks;
+    size_t n = l.n;
     pthread_mutex_lock(&lock);
     /* The others are the VM's own threads (GC, JIT, ...): vmthreads.c
      * counts their CPU by their clocks, which costs them no signals.

@@ -7,6 +7,7 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
@@ -25,12 +26,10 @@ void hp_timers_init(int interval_ms);
 /* Linux's clock ID of a thread's CPU-time clock (what pthread_getcpuclockid
  * returns), made from the tid so that any thread of the process can be read. */
 clockid_t hp_thread_cpu_clock(pid_t tid);
-/* The OS name of a thread of this process (/proc/self/task/<tid>/comm:
- * HotSpot's thread name cut to 15 bytes); false when it is gone. */
-#define HP_COMM_LEN 16
-bool hp_thread_comm(pid_t tid, char comm[HP_COMM_LEN]);
-/* True while a timer samples the thread (a Java thread). */
-bool hp_timers_sampled(pid_t tid);
+/* The threads a timer samples (Java threads), sorted by tid, into out[0,
+ * cap); returns how many there are, which may exceed cap (then out is
+ * unsorted: call again with room for them all). */
+size_t hp_timers_sampled_tids(pid_t *out, size_t cap);
 /* The timer whose signal carries `p`, or NULL if p is not one of ours. */
 struct hp_cpu_timer *hp_timers_from_signal(void *p);
 /* Arms the calling thread (a Java thread with that serial; `carrier`: one

@@ -1,11 +1,11 @@
 #include "agent/modes/cpu_samples/vmthreads.h"
 
 #include "agent/core/agent.h"
+#include "agent/core/tasks.h"
 #include "agent/modes/cpu_samples/counts.h"
 #include "agent/modes/cpu_samples/pseudo.h"
 #include "agent/modes/cpu_samples/timers.h"
 
-#include <dirent.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -62,6 +62,39 @@ static struct polled *find(pid_t tid, size_t n)
     return lo < n && threads[lo].tid == tid ? &threads[lo] : NULL;
 }
 
+/* The Java threads' tids at this poll (hp_timers_sampled_tids), sorted. */
+static pid_t *java_tids;
+static size_t n_java, cap_java;
+
+static void snapshot_java_threads(void)
+{
+    for (;;) {
+        n_java = hp_timers_sampled_tids(java_tids, cap_java);
+        if (n_java <= cap_java) return;
+        size_t cap = n_java + 64; /* room for threads starting meanwhile */
+        pid_t *more = realloc(java_tids, cap * sizeof *more);
+        if (more == NULL) { /* every thread counts as a VM thread this poll */
+            n_java = 0;
+            return;
+        }
+        java_tids = more;
+        cap_java = cap;
+    }
+}
+
+static bool is_java(pid_t tid)
+{
+    size_t lo = 0, hi = n_java;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (java_tids[mid] < tid)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n_java && java_tids[lo] == tid;
+}
+
 static int by_tid(const void *a, const void *b)
 {
     pid_t x = ((const struct polled *)a)->tid, y = ((const struct polled *)b)->tid;
@@ -85,35 +118,40 @@ static void add(pid_t tid, bool first_poll)
     char comm[HP_COMM_LEN];
     if (!hp_thread_comm(tid, comm)) comm[0] = '\0';
     p->kind = tid == getpid() ? HP_PSEUDO_VM_STARTUP : hp_pseudo_of_thread_name(comm);
-    p->java = hp_timers_sampled(tid);
+    p->java = is_java(tid);
     /* Only what a Java thread used before its timer: the VM's start. */
     if (p->java && first_poll) carry[HP_PSEUDO_VM_STARTUP] += (int64_t)cpu_ns(tid);
 }
 
+struct listing {
+    size_t known; /* threads[0, known) are sorted */
+    bool first_poll;
+};
+
+static bool list_thread(pid_t tid, void *arg)
+{
+    const struct listing *l = arg;
+    struct polled *p = find(tid, l->known); /* readdir lists a tid once */
+    if (p == NULL) {
+        add(tid, l->first_poll);
+        p = &threads[n_threads - 1];
+        if (p->tid != tid) return true; /* no memory */
+    } else if (p->java != is_java(p->tid)) {
+        /* Armed after it was listed (before its ThreadStart), or a VM
+         * thread armed when attached that disarmed itself: polled from now. */
+        p->java = !p->java;
+        if (!p->java) p->used_ns = cpu_ns(p->tid);
+    }
+    p->seen = polls;
+    return true;
+}
+
 static void list_threads(bool first_poll)
 {
-    DIR *d = opendir("/proc/self/task");
-    if (d == NULL) return;
-    size_t known = n_threads;
-    for (struct dirent *e; (e = readdir(d)) != NULL;) {
-        char *end;
-        long tid = strtol(e->d_name, &end, 10);
-        if (*end != '\0' || tid <= 0) continue;
-        struct polled *p = find((pid_t)tid, known); /* readdir lists a tid once */
-        if (p == NULL) {
-            add((pid_t)tid, first_poll);
-            p = &threads[n_threads - 1];
-            if (p->tid != (pid_t)tid) continue; /* no memory */
-        } else if (p->java != hp_timers_sampled(p->tid)) {
-            /* Armed after it was listed (before its ThreadStart), or a VM
-             * thread armed when attached that disarmed itself: polled from now. */
-            p->java = !p->java;
-            if (!p->java) p->used_ns = cpu_ns(p->tid);
-        }
-        p->seen = polls;
-    }
-    closedir(d);
-    if (n_threads > known) qsort(threads, n_threads, sizeof *threads, by_tid);
+    snapshot_java_threads();
+    struct listing l = {n_threads, first_poll};
+    if (!hp_tasks_each(list_thread, &l)) return;
+    if (n_threads > l.known) qsort(threads, n_threads, sizeof *threads, by_tid);
 }
 
 static void read_clocks(void)
