@@ -172,6 +172,10 @@ struct bci_result {
     unsigned sites;             /* allocation sites instrumented */
     unsigned invokes;           /* invocations instrumented */
     unsigned ctor_no_catch_all; /* constructors that fell back to athrow hooks */
+    /* Methods the injected code grew past 35 and 325 bytes, HotSpot's
+     * default MaxInlineSize and FreqInlineSize: the JIT inlines such a
+     * callee only when hot, or not at all. */
+    unsigned past_max_inline, past_freq_inline;
 };
 
 /* Rewrites class bytes.  Returns 1 with a new class in res->data, or 0 when

@@ -114,6 +114,13 @@ static const char *add_lines(mctx *m)
     return err ? code_fail(m, err) : NULL;
 }
 
+static void count_growth(struct bci_result *res, uint32_t before, uint32_t after)
+{
+    res->methods++;
+    res->past_max_inline += before <= 35 && after > 35;
+    res->past_freq_inline += before <= 325 && after > 325;
+}
+
 const char *code_rewrite(rw_ctx *x, cf_member *mem, const cf_attr *code, const method_plan *p)
 {
     mctx m = {.x = x, .p = p, .catch_from = -1};
@@ -126,7 +133,7 @@ const char *code_rewrite(rw_ctx *x, cf_member *mem, const cf_attr *code, const m
         m.smt = has_smt ? &smt : NULL;
         code_plan(&m, m.smt);
         if (!m.err && (m.injected || x->force) && !code_layout(&m)) finish(&m, mem, &smt, has_smt);
-        if (!m.err && m.injected) x->res->methods++;
+        if (!m.err && m.injected) count_growth(x->res, m.len, m.end + m.handler_len);
     }
     smt_free(&smt);
     wr_free(&m.inj);

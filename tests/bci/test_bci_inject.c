@@ -43,8 +43,37 @@ static void test_entry_exit_static(void **state)
     assert_true(c.has_smt); /* added for the handler frame (version 52) */
     assert_int_equal(c.max_stack, 3);
     assert_int_equal(r.methods, 1);
+    assert_int_equal(r.past_max_inline, 0); /* 2 -> 21 bytes */
     bci_free(&r);
     free(cls);
+}
+
+/* A method of `len` bytes (nops, iconst_1, ireturn), rewritten with entry
+ * and exit hooks: which inlining sizes it grew past. */
+static void check_growth(uint32_t len, unsigned past_max_inline, unsigned past_freq_inline)
+{
+    uint8_t *code = calloc(len, 1);
+    code[len - 2] = 0x04;
+    code[len - 1] = 0xac;
+    cg_method m = {
+        .access = 9, .name = "m", .desc = "()I", .max_stack = 1, .code = code, .code_len = len};
+    size_t n;
+    uint8_t *cls = one_method(52, &m, &n);
+    struct bci_result r;
+    assert_int_equal(rewrite(cls, n, &all_hooks, &r), 1);
+    assert_int_equal(r.past_max_inline, past_max_inline);
+    assert_int_equal(r.past_freq_inline, past_freq_inline);
+    bci_free(&r);
+    free(cls);
+    free(code);
+}
+
+static void test_growth_past_inline_sizes(void **state)
+{
+    (void)state;
+    check_growth(35, 1, 0);
+    check_growth(36, 0, 0); /* already past 35 */
+    check_growth(325, 0, 1);
 }
 
 static void test_branch_to_zero_skips_entry(void **state)
@@ -405,6 +434,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_entry_exit_static),
+        cmocka_unit_test(test_growth_past_inline_sizes),
         cmocka_unit_test(test_branch_to_zero_skips_entry),
         cmocka_unit_test(test_allocation_sites),
         cmocka_unit_test(test_invoke_results),

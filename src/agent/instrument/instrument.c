@@ -22,6 +22,9 @@ static jclass tracker;
 static jclass client_class[MAX_CLIENTS]; /* clients[i].class_name, once defined */
 static bool debug;                       /* HPROF_DEBUG_BCI set: log every class left unchanged */
 static bool frames;                      /* a client makes hp_instr_trace frames */
+/* HPROF_DEBUG_BCI: methods rewritten, and those grown past the JIT's
+ * inlining sizes (bci_result), printed at exit. */
+static atomic_ulong n_methods, n_past_max_inline, n_past_freq_inline;
 
 jclass hp_instr_tracker(void)
 {
@@ -176,6 +179,9 @@ static void rewrite_class(jvmtiEnv *jvmti, JNIEnv *jni, jclass redefined, jobjec
         changed = 0;
     }
     if (changed) {
+        atomic_fetch_add(&n_methods, r.methods);
+        atomic_fetch_add(&n_past_max_inline, r.past_max_inline);
+        atomic_fetch_add(&n_past_freq_inline, r.past_freq_inline);
         memcpy(out, r.data, r.len);
         *new_data = out;
         *new_len = (jint)r.len;
@@ -221,6 +227,13 @@ static void JNICALL on_vm_start(jvmtiEnv *jvmti, JNIEnv *jni)
                 define(jni, clients[i].class_name, clients[i].class_bytes, clients[i].class_len);
 }
 
+static void print_growth(void)
+{
+    fprintf(
+        stderr, "HPROF: rewritten methods: %lu, grown past 35 bytes: %lu, past 325 bytes: %lu\n",
+        atomic_load(&n_methods), atomic_load(&n_past_max_inline), atomic_load(&n_past_freq_inline));
+}
+
 /* Adds one kind of injection; two clients cannot share one. */
 static bool claim(const char **name, const char **desc, const char *n, const char *d)
 {
@@ -258,6 +271,7 @@ static bool first_client(struct hp_setup *s)
     hooks.tracker_class = HP_TRACKER_CLASS;
     hooks.exit_catch_all = 1;
     debug = getenv("HPROF_DEBUG_BCI") != NULL;
+    if (debug) atexit(print_growth);
     const jvmtiEvent ev[] = {JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, JVMTI_EVENT_VM_START};
     for (size_t i = 0; i < sizeof ev / sizeof ev[0]; i++)
         if (!hp_jvmti_ok(hp.jvmti,

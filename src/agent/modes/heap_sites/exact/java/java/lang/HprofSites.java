@@ -30,30 +30,33 @@ package java.lang;
 
 import jdk.internal.misc.Unsafe;
 import jdk.internal.vm.annotation.DontInline;
+import jdk.internal.vm.annotation.Stable;
 
 public final class HprofSites {
     private static final int KIND_MASK = 15, MULTI = 16, KIND_REF = 8, KIND_BOX = 9;
 
-    /* Set by the agent at VM init (engage). */
+    /* Set by the agent at VM init (engage). @Stable: once set (not 0, null
+     * or false), the JIT takes these as constants, so the hooks it inlines
+     * into nearly every compiled method test no `on` and read no setting. */
     private static volatile boolean engaged;
-    private static boolean on; /* = engaged, for the common paths */
-    private static Unsafe U;
-    private static long PENDING; /* offset of `pending` in its static base */
-    private static Object STATICS;
-    private static int W; /* ints per slot key: site, then the allocating method and callers */
-    private static boolean STACK; /* callers from the shadow stack, not the window */
-    private static long CTX_MASK; /* the window's callers a slot is keyed by */
-    private static int EXACT; /* tag the first EXACT objects of a slot */
-    private static int SAMPLE_MASK; /* then one in SAMPLE_MASK + 1 */
-    private static long ALIGN_MASK; /* object alignment - 1 */
-    private static int IHIGH; /* Integer.valueOf's cache: -128..IHIGH (-XX:AutoBoxCacheMax) */
-    private static final int[] BASE = new int[9], SHIFT = new int[9]; /* per array kind */
+    @Stable private static boolean on; /* = engaged, for the common paths */
+    @Stable private static Unsafe U;
+    @Stable private static long PENDING; /* offset of `pending` in its static base */
+    @Stable private static Object STATICS;
+    @Stable private static int W; /* ints per slot key: site, then the allocating method and callers */
+    @Stable private static boolean WINDOW; /* callers from the window (depth < 5), not the shadow stack */
+    @Stable private static long CTX_MASK; /* the window's callers a slot is keyed by */
+    @Stable private static int EXACT; /* tag the first EXACT objects of a slot */
+    @Stable private static int SAMPLE_MASK; /* then one in SAMPLE_MASK + 1 */
+    @Stable private static long ALIGN_MASK; /* object alignment - 1 */
+    @Stable private static int IHIGH; /* Integer.valueOf's cache: -128..IHIGH (-XX:AutoBoxCacheMax) */
+    @Stable private static final int[] BASE = new int[9], SHIFT = new int[9]; /* per array kind */
 
     /* Threads with pending instance tags: objInit does nothing while 0. */
     private static volatile int pending;
     /* The class's lock (lock()), and its offset in the static base. */
     private static volatile int locked;
-    private static long LOCKED;
+    @Stable private static long LOCKED;
     /* Site index (site >> 5) -> class of its objects, once a tag saw it. */
     private static volatile Class<?>[] siteClass = new Class<?>[1024];
 
@@ -114,7 +117,7 @@ public final class HprofSites {
             bytes = new long[16];
             kid = new int[16];
             index = new int[32];
-            memo = new int[STACK ? 1 << MEMO_BITS : 1];
+            memo = new int[WINDOW ? 1 : 1 << MEMO_BITS];
             pend = new int[8];
             misses = new int[8];
         } catch (OutOfMemoryError e) {
@@ -219,8 +222,10 @@ public final class HprofSites {
         if (!on) return -1;
         Thread t = Thread.currentThread();
         long w = t.hprofWin;
-        t.hprofWin = w >>> WIN_BITS | (long) (mnum < WIN_LIMIT ? mnum + 1 : 0) << WIN_TOP;
-        return w;
+        t.hprofWin = shifted(w, mnum);
+        /* w has bit 63 clear; the mask tells the JIT so, and it drops the
+         * tests for -1 in the hooks that get this value. */
+        return w & Long.MAX_VALUE;
     }
 
     public static void exitWin(long w) {
@@ -394,7 +399,7 @@ public final class HprofSites {
     }
 
     private void count(int site, long ctx, long b, Object arr) {
-        int slot = STACK ? slotOnStack(site) : slot(site, ctx < 0 ? 0 : ctx & CTX_MASK);
+        int slot = WINDOW ? slot(site, ctx < 0 ? 0 : ctx & CTX_MASK) : slotOnStack(site);
         if (slot < 0) return;
         long c = ++cnt[slot];
         bytes[slot] += b;
@@ -572,14 +577,14 @@ public final class HprofSites {
             if (e == cnt.length) grow();
             if (2 * (e + 1) > index.length) {
                 rehash(2 * index.length);
-                return STACK ? slotOnStack(site) : slot(site, ctx);
+                return WINDOW ? slot(site, ctx) : slotOnStack(site);
             }
         } catch (OutOfMemoryError oom) {
             return -1;
         }
         int b = e * w;
         keys[b] = site;
-        if (STACK) {
+        if (!WINDOW) {
             Thread t = Thread.currentThread();
             int[] st = t.hprofStk;
             int top = t.hprofSp - 1;
@@ -621,7 +626,7 @@ public final class HprofSites {
         own(idx);
         int w = W, mask = size - 1;
         for (int e = 0; e < n; e++) {
-            int h = STACK ? stackHash(keys, e * w, w) : hash(keys[e * w], ctxs[e]);
+            int h = WINDOW ? hash(keys[e * w], ctxs[e]) : stackHash(keys, e * w, w);
             int p = h & mask;
             while (idx[p] != 0) p = (p + 1) & mask;
             idx[p] = e + 1;
@@ -741,8 +746,8 @@ public final class HprofSites {
         LOCKED = U.staticFieldOffset(HprofSites.class.getDeclaredField("locked"));
         int depth = config(0);
         W = depth > 1 ? 1 + depth : 1;
-        STACK = config(4) != 0;
-        int callers = STACK || W == 1 ? 0 : W - 2;
+        WINDOW = config(4) == 0;
+        int callers = !WINDOW || W == 1 ? 0 : W - 2;
         CTX_MASK = callers == 0 ? 0 : ((1L << WIN_BITS * callers) - 1) << (63 - WIN_BITS * callers);
         EXACT = config(1);
         SAMPLE_MASK = config(2) - 1;
@@ -772,7 +777,7 @@ public final class HprofSites {
      * starts (JVM TI ThreadStart, before its first frame) or runs at VM
      * init. */
     static void giveStack(Thread t) {
-        if (STACK && t.hprofStk == null) growStack(t, 0, 1024);
+        if (!WINDOW && t.hprofStk == null) growStack(t, 0, 1024);
     }
 
     /* On the ending thread: forgets its state, which the agent reads one
