@@ -2,9 +2,11 @@
 """The cost of attaching: a real program from programs.conf is started, and
 `hprof record` attaches to it once its classes are loaded. Per repetition:
 the attach request's round trip (hprof record), the time the agent spent in
-Agent_OnAttach and the classes loaded then (its verbose note), and the
-JVM's safepoints during the attach (-Xlog:safepoint): the pauses every
-application thread saw.
+Agent_OnAttach and the classes loaded then (its verbose note); for the
+exact modes (cpu=times, cpu=old) the classes rewritten at the attach and
+restored at the stop, with the time each took; the JVM's safepoints during
+the attach (-Xlog:safepoint): the pauses every application thread saw. The
+program must exit with 0 and no HPROF ERROR.
 
 Usage: bench/attach/pause.py [--jdk 17|25] [--program fop] [--scale 1]
        [--after 6] [--reps 3] [--options cpu=samples]
@@ -43,6 +45,7 @@ def safepoints(log, start, end):
 
 
 def one_run(args, cmd, rundir):
+    """One attach: a dict of the figures the table prints."""
     log = os.path.join(rundir, "safepoint.log")
     java = [cmd[0], f"-Xlog:safepoint:file={log}:utctime"] + cmd[1:]
     with open(os.path.join(rundir, "stderr"), "w+") as err:
@@ -54,16 +57,23 @@ def one_run(args, cmd, rundir):
         rec = subprocess.run([os.path.join(ROOT, "build", "hprof"), "record", str(prog.pid),
                               "-d", "2s", "-o", os.path.join(rundir, "profile.txt"), args.options],
                              capture_output=True, text=True, timeout=600)
-        prog.wait(timeout=600)
+        status = prog.wait(timeout=600)
         err.seek(0)
-        note = re.search(r"HPROF: attached, .*\(([\d.]+) ms, (\d+) classes loaded\)", err.read())
+        text = err.read()
+    note = re.search(r"HPROF: attached, .*\(([\d.]+) ms, (\d+) classes loaded, (\d+) "
+                     r"rewritten in ([\d.]+) ms\)", text)
+    restore = re.search(r"HPROF: (\d+) of \d+ loaded classes restored in ([\d.]+) ms", text)
     round_trip = re.search(r"attached in (\d+) ms", rec.stderr)
     if rec.returncode != 0 or not note or not round_trip:
         sys.exit(f"hprof record failed ({rec.returncode}): {rec.stderr}")
-    agent_ms = float(note.group(1))
+    if status != 0 or "HPROF ERROR" in text:
+        sys.exit(f"{args.program} exited with {status}: {text}")
     attach_end = start + datetime.timedelta(milliseconds=int(round_trip.group(1)))
-    return (int(round_trip.group(1)), agent_ms, int(note.group(2)),
-            safepoints(log, start, attach_end))
+    return {"trip": int(round_trip.group(1)), "agent": float(note.group(1)),
+            "loaded": int(note.group(2)), "rewritten": int(note.group(3)),
+            "rewrite": float(note.group(4)),
+            "restore": f"{restore.group(1)} in {float(restore.group(2)):.0f}" if restore else "-",
+            "safepoints": safepoints(log, start, attach_end)}
 
 
 def main():
@@ -83,14 +93,15 @@ def main():
     cmd = [os.path.join(home, "bin", "java")] + conf.fill(
         template, conf.placeholders(args.scale, args.jdk))
     print(f"| JDK | program | options | attach round trip ms | in Agent_OnAttach ms "
-          f"| classes loaded | safepoints during the attach (operation ms) |")
-    print("|---|---|---|---|---|---|---|")
+          f"| classes loaded | rewritten, in ms | restored at stop, in ms "
+          f"| safepoints during the attach (operation ms) |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for _ in range(args.reps):
         with tempfile.TemporaryDirectory(prefix="hprof-attach-") as rundir:
-            trip, agent_ms, classes, sp = one_run(args, cmd, rundir)
-        print(f"| {args.jdk} | {args.program} | {args.options} | {trip} | {agent_ms:.1f} "
-              f"| {classes} | {sp} |", flush=True)
-
+            r = one_run(args, cmd, rundir)
+        print(f"| {args.jdk} | {args.program} | {args.options} | {r['trip']} | {r['agent']:.1f} "
+              f"| {r['loaded']} | {r['rewritten']} in {r['rewrite']:.0f} | {r['restore']} "
+              f"| {r['safepoints']} |", flush=True)
 
 if __name__ == "__main__":
     main()

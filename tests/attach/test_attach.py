@@ -1,8 +1,9 @@
 """Attaching the agent to a running JVM with jcmd: a 3:1 CPU split recorded
 after the start, data_dump, stop and start again on one JVM, a second
-attach refused, the sampled modes, exact modes refused, a startup agent
-stopped and restarted, a target exiting mid-recording; the target's
-output and exit code are those of a run without the agent.
+attach refused, the sampled modes, a startup exact recording that cannot be
+stopped, a startup agent stopped and restarted, a target exiting
+mid-recording; the target's output and exit code are those of a run without
+the agent. The exact modes attached: test_attach_exact.py.
 Usage (from CTest): test_attach.py --java-home H --agent LIB --jar JAR"""
 import os
 import re
@@ -90,12 +91,6 @@ class TargetTest(unittest.TestCase):
     def path(self, name):
         return os.path.join(self.dir, name)
 
-
-class AttachTest(TargetTest):
-    def start(self, **kw):
-        self.target = Target(self.env, self.dir, **kw)
-        return self.target
-
     def jcmd(self, *args):
         p = subprocess.run([self.env.jcmd, str(self.target.proc.pid)] + list(args),
                            capture_output=True, text=True, timeout=120)
@@ -108,8 +103,11 @@ class AttachTest(TargetTest):
         out = self.jcmd("JVMTI.agent_load", self.env.agent, f'"{options}"')
         self.assertIn("return code: 0" if ok else "return code: -1", out)
 
-    def path(self, name):
-        return os.path.join(self.dir, name)
+
+class AttachTest(TargetTest):
+    def start(self, **kw):
+        self.target = Target(self.env, self.dir, **kw)
+        return self.target
 
     def record(self, name, samples=1000, limit=180):
         """Dumps every 2 s until the recording into `name` holds enough
@@ -193,17 +191,6 @@ class AttachTest(TargetTest):
         self.assertTrue(dump.named("HEAP DUMP SEGMENT") or dump.named("HEAP DUMP"))
         err = self.assert_target_unchanged()
         self.assertNotIn("WARNING", err)  # -XX:+EnableDynamicAgentLoading silences JEP 451
-
-    def test_exact_modes_are_refused_when_attached(self):
-        self.start()
-        for options in ("heap=sites", "cpu=times", "cpu=old"):
-            self.load(f"{options},file={self.path('exact.txt')}", ok=False)
-        self.assertEqual(self.target.stderr().count("cannot start in a running JVM"), 3)
-        self.load(f"cpu=samples,interval=4,file={self.path('after.txt')}")
-        self.record("after.txt")
-        self.load("stop")
-        self.assert_split("after.txt")
-        self.assertEqual(self.target.quit(), TARGET_EXIT)
 
     def test_startup_exact_recording_cannot_be_stopped(self):
         self.start(agent_options=f"cpu=times,file={self.path('times.txt')}")

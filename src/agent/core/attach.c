@@ -5,7 +5,9 @@
  *
  * A recording owns one JVM TI environment: disposing of it at stop drops
  * every capability, event, callback, tag and thread-local the recording
- * set. Attach requests run one at a time on the JVM's Attach Listener. */
+ * set. Classes an attached cpu=times or cpu=old rewrote are given their own
+ * bytes back before that (instrument.h). Attach requests run one at a time
+ * on the JVM's Attach Listener. */
 #include "agent/core/agent.h"
 #include "agent/core/agent_thread.h"
 #include "agent/core/error.h"
@@ -35,12 +37,13 @@ static jint stop(JNIEnv *jni)
         hp_warn("stop: no hprof recording is running in this JVM");
         return JNI_ERR;
     }
-    if (hp_instr_in_use()) {
-        hp_warn("stop: this recording rewrote classes as they loaded (exact heap=sites, "
+    if (hp_instr_in_use() && !hp.attached) {
+        hp_warn("stop: this recording rewrote classes from the JVM's start (exact heap=sites, "
                 "cpu=times or cpu=old); it cannot be stopped and goes on until the JVM exits");
         return JNI_ERR;
     }
     if (!hp_recording_end(jvmti, jni, true)) return JNI_ERR; /* the VM is exiting */
+    if (hp_instr_in_use()) hp_instr_detach(jvmti, jni);
     for (const struct hp_mode *const *m = hp_active_modes(); *m; m++)
         if ((*m)->stop) (*m)->stop(jvmti, jni);
     hp_agent_threads_forget(jni);
@@ -48,6 +51,17 @@ static jint stop(JNIEnv *jni)
     hp_note("recording stopped, profile written to %s", hp.output_name ? hp.output_name : "?");
     forget_recording();
     return JNI_OK;
+}
+
+static int count_loaded_classes(JNIEnv *jni)
+{
+    jint classes = 0;
+    jclass *loaded = NULL;
+    if ((*hp.jvmti)->GetLoadedClasses(hp.jvmti, &classes, &loaded) != JVMTI_ERROR_NONE) return 0;
+    for (jint i = 0; i < classes; i++)
+        (*jni)->DeleteLocalRef(jni, loaded[i]);
+    (*hp.jvmti)->Deallocate(hp.jvmti, (unsigned char *)loaded);
+    return (int)classes;
 }
 
 static jint start(JavaVM *vm, JNIEnv *jni, const char *options)
@@ -64,6 +78,11 @@ static jint start(JavaVM *vm, JNIEnv *jni, const char *options)
         forget_recording();
         return JNI_ERR;
     }
+    /* Rewritten before the tracker is engaged (in going live): a call
+     * that began earlier has no entry for its exit to match. */
+    uint64_t rewrite_began = hp_mono_ns();
+    int loaded = 0, rewritten = hp_instr_in_use() ? hp_instr_attach(hp.jvmti, jni, &loaded) : 0;
+    uint64_t rewrite_ns = hp_mono_ns() - rewrite_began;
     jthread current = NULL;
     if (!hp_jvmti_ok(hp.jvmti, (*hp.jvmti)->GetCurrentThread(hp.jvmti, &current),
                      "GetCurrentThread"))
@@ -71,16 +90,11 @@ static jint start(JavaVM *vm, JNIEnv *jni, const char *options)
     hp_recording_live(hp.jvmti, jni, current);
     hp_set_error_policy(hp.opt.errorexit, hp.opt.coredump || hp.opt.debug);
     /* What the attach cost: the time the Attach Listener spent here. */
-    jint classes = 0;
-    jclass *loaded = NULL;
-    if ((*hp.jvmti)->GetLoadedClasses(hp.jvmti, &classes, &loaded) == JVMTI_ERROR_NONE) {
-        for (jint i = 0; i < classes; i++)
-            (*jni)->DeleteLocalRef(jni, loaded[i]);
-        (*hp.jvmti)->Deallocate(hp.jvmti, (unsigned char *)loaded);
-    }
-    hp_verbose("HPROF: attached, recording into %s (%.1f ms, %d classes loaded)\n",
-               hp.output_name ? hp.output_name : "?", (double)(hp_mono_ns() - began) / 1e6,
-               (int)classes);
+    if (!hp_instr_in_use()) loaded = count_loaded_classes(jni);
+    hp_verbose("HPROF: attached, recording into %s (%.1f ms, %d classes loaded, %d rewritten "
+               "in %.1f ms)\n",
+               hp.output_name ? hp.output_name : "?", (double)(hp_mono_ns() - began) / 1e6, loaded,
+               rewritten, (double)rewrite_ns / 1e6);
     return JNI_OK;
 }
 

@@ -6,25 +6,29 @@
 #include "agent/instrument/frames.h"
 #include "agent/instrument/intrinsics.h"
 #include "agent/instrument/numbers.h"
+#include "agent/instrument/retransform.h"
 #include "agent/instrument/tracker.h"
 
+#include <dlfcn.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define MAX_CLIENTS 4
 
 static struct hp_instr_client clients[MAX_CLIENTS];
 static int n_clients;
-static struct bci_hooks hooks; /* the union of the clients' injections */
-static jclass tracker;
+static struct bci_hooks hooks;           /* the union of the clients' injections */
+static jclass tracker;                   /* defined once; a later recording reuses it */
 static jclass client_class[MAX_CLIENTS]; /* clients[i].class_name, once defined */
 static bool debug;                       /* HPROF_DEBUG_BCI set: log every class left unchanged */
 static bool frames;                      /* a client makes hp_instr_trace frames */
 /* HPROF_DEBUG_BCI: methods rewritten, and those grown past the JIT's
  * inlining sizes (bci_result), printed at exit. */
 static atomic_ulong n_methods, n_past_max_inline, n_past_freq_inline;
+static atomic_int hooks_running; /* threads inside on_class_file_load */
 
 jclass hp_instr_tracker(void)
 {
@@ -46,17 +50,6 @@ static bool is_hook_class(const char *name)
     for (int i = 0; i < n_clients; i++)
         if (clients[i].class_name && strcmp(clients[i].class_name, name) == 0) return true;
     return false;
-}
-
-bool hp_instr_engage(JNIEnv *jni)
-{
-    jmethodID engage = tracker ? (*jni)->GetStaticMethodID(jni, tracker, "engage", "()V") : NULL;
-    if (engage) (*jni)->CallStaticVoidMethod(jni, tracker, engage);
-    if ((*jni)->ExceptionCheck(jni)) {
-        (*jni)->ExceptionDescribe(jni);
-        return false;
-    }
-    return engage != NULL;
 }
 
 void hp_instr_want(int mnum)
@@ -198,9 +191,11 @@ static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass rede
                                        const unsigned char *data, jint *new_len,
                                        unsigned char **new_data)
 {
+    atomic_fetch_add(&hooks_running, 1);
     hp_in_agent_enter();
     rewrite_class(jvmti, jni, redefined, loader, name, pd, len, data, new_len, new_data);
     hp_in_agent_leave(jvmti, jni);
+    atomic_fetch_sub(&hooks_running, 1);
 }
 
 static jclass define(JNIEnv *jni, const char *name, const unsigned char *bytes, size_t len)
@@ -249,15 +244,74 @@ bool hp_instr_in_use(void)
     return n_clients > 0;
 }
 
+/* What both routes inject and hook. */
+static bool hook_class_loads(struct hp_setup *s, const jvmtiEvent *ev, size_t n)
+{
+    s->events->ClassFileLoadHook = on_class_file_load;
+    hooks.tracker_class = HP_TRACKER_CLASS;
+    hooks.exit_catch_all = 1;
+    static bool growth_printed_at_exit;
+    debug = getenv("HPROF_DEBUG_BCI") != NULL;
+    if (debug && !growth_printed_at_exit) growth_printed_at_exit = atexit(print_growth) == 0;
+    for (size_t i = 0; i < n; i++)
+        if (!hp_jvmti_ok(hp.jvmti,
+                         (*hp.jvmti)->SetEventNotificationMode(hp.jvmti, JVMTI_ENABLE, ev[i], NULL),
+                         "SetEventNotificationMode"))
+            return false;
+    return true;
+}
+
+/* Makes the tracker's natives findable during the attach (see
+ * HprofTracker.bindNatives); false if that failed. */
+static bool bind_natives(JNIEnv *jni)
+{
+    Dl_info self;
+    if (!dladdr((void *)bind_natives, &self) || self.dli_fname == NULL) return false;
+    jmethodID m = (*jni)->GetStaticMethodID(jni, tracker, "bindNatives", "(Ljava/lang/String;)Z");
+    jstring path = m ? (*jni)->NewStringUTF(jni, self.dli_fname) : NULL;
+    jboolean ok = path ? (*jni)->CallStaticBooleanMethod(jni, tracker, m, path) : JNI_FALSE;
+    if ((*jni)->ExceptionCheck(jni)) {
+        (*jni)->ExceptionClear(jni);
+        ok = JNI_FALSE;
+    }
+    if (path) (*jni)->DeleteLocalRef(jni, path);
+    return ok;
+}
+
+/* Attached: the VM is live, so the tracker is defined now (or was, by an
+ * earlier recording: a class cannot be undefined), and the classes already
+ * loaded are rewritten by hp_instr_attach once the capability is granted. */
+static bool first_live_client(struct hp_setup *s, JNIEnv *jni)
+{
+    if (!s->potential.can_retransform_classes) {
+        hp_error("this JVM cannot retransform classes (JVM TI can_retransform_classes): "
+                 "cpu=times and cpu=old cannot start in a running JVM");
+        return false;
+    }
+    if (tracker == NULL && jni != NULL) {
+        jclass k = (*jni)->DefineClass(jni, HP_TRACKER_CLASS, NULL, (const jbyte *)hp_tracker_class,
+                                       (jsize)hp_tracker_class_len);
+        if (k != NULL) tracker = (*jni)->NewGlobalRef(jni, k);
+        if ((*jni)->ExceptionCheck(jni)) (*jni)->ExceptionClear(jni);
+    }
+    if (tracker == NULL) {
+        hp_error("cannot define %s in the running JVM", HP_TRACKER_CLASS);
+        return false;
+    }
+    if (!bind_natives(jni)) {
+        hp_error("cannot bind the natives of %s in the running JVM", HP_TRACKER_CLASS);
+        return false;
+    }
+    s->wanted->can_retransform_classes = 1;
+    /* The hook is enabled by hp_instr_attach: enabled before the capability
+     * is granted, it would make the JVM refuse the capability. */
+    return hook_class_loads(s, NULL, 0);
+}
+
 static bool first_client(struct hp_setup *s)
 {
     const jvmtiCapabilities *p = &s->potential;
-    if (hp.attached) {
-        hp_error("exact heap=sites, cpu=times and cpu=old rewrite classes as they load and "
-                 "cannot start in a running JVM: attach with cpu=samples or with heap=sites "
-                 "and alloc_interval=BYTES");
-        return false;
-    }
+    if (hp.attached) return first_live_client(s, hp_jni());
     if (!p->can_generate_all_class_hook_events || !p->can_generate_early_class_hook_events ||
         !p->can_generate_early_vmstart) {
         hp_error("this JVM cannot rewrite classes from the start (JVM TI early class hooks)");
@@ -266,25 +320,75 @@ static bool first_client(struct hp_setup *s)
     s->wanted->can_generate_all_class_hook_events = 1;
     s->wanted->can_generate_early_class_hook_events = 1;
     s->wanted->can_generate_early_vmstart = 1;
-    s->events->ClassFileLoadHook = on_class_file_load;
     s->events->VMStart = on_vm_start;
-    hooks.tracker_class = HP_TRACKER_CLASS;
-    hooks.exit_catch_all = 1;
-    debug = getenv("HPROF_DEBUG_BCI") != NULL;
-    if (debug) atexit(print_growth);
     const jvmtiEvent ev[] = {JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, JVMTI_EVENT_VM_START};
-    for (size_t i = 0; i < sizeof ev / sizeof ev[0]; i++)
-        if (!hp_jvmti_ok(hp.jvmti,
-                         (*hp.jvmti)->SetEventNotificationMode(hp.jvmti, JVMTI_ENABLE, ev[i], NULL),
-                         "SetEventNotificationMode"))
-            return false;
-    return true;
+    return hook_class_loads(s, ev, sizeof ev / sizeof ev[0]);
+}
+
+int hp_instr_attach(jvmtiEnv *jvmti, JNIEnv *jni, int *loaded)
+{
+    *loaded = 0;
+    if (!hp_jvmti_ok(jvmti,
+                     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE,
+                                                        JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, NULL),
+                     "SetEventNotificationMode"))
+        return 0;
+    return hp_retransform_loaded(jvmti, jni, tracker, "rewrite", loaded);
+}
+
+/* Calls the tracker's static void method `name`; false if it failed. */
+static bool call_tracker(JNIEnv *jni, const char *name)
+{
+    jmethodID m = tracker ? (*jni)->GetStaticMethodID(jni, tracker, name, "()V") : NULL;
+    if (m) (*jni)->CallStaticVoidMethod(jni, tracker, m);
+    if ((*jni)->ExceptionCheck(jni)) {
+        (*jni)->ExceptionDescribe(jni);
+        return false;
+    }
+    return m != NULL;
+}
+
+bool hp_instr_engage(JNIEnv *jni)
+{
+    return call_tracker(jni, "engage");
+}
+
+void hp_instr_detach(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+    /* Rewritten code still on stacks goes on calling the tracker: it must
+     * record nothing before the classes change back under it. */
+    call_tracker(jni, "disengage");
+    hp_jvmti_ok(jvmti,
+                (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE,
+                                                   JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, NULL),
+                "SetEventNotificationMode");
+    /* A class whose rewrite is under way is defined rewritten: wait for it,
+     * so that the list of loaded classes below holds it. */
+    const struct timespec ms = {0, 1000000};
+    while (atomic_load(&hooks_running) > 0)
+        nanosleep(&ms, NULL);
+    /* With the hook off, a retransformation gives each class the bytes it
+     * was loaded with (the JVM kept them when the hook first changed it). */
+    int loaded;
+    uint64_t began = hp_mono_ns();
+    int restored = hp_retransform_loaded(jvmti, jni, tracker, "restore", &loaded);
+    hp_verbose("HPROF: %d of %d loaded classes restored in %.1f ms\n", restored, loaded,
+               (double)(hp_mono_ns() - began) / 1e6);
+    memset(clients, 0, sizeof clients);
+    n_clients = 0;
+    memset(&hooks, 0, sizeof hooks);
+    frames = false;
 }
 
 bool hp_instr_add(struct hp_setup *s, const struct hp_instr_client *c)
 {
     if (n_clients == MAX_CLIENTS) {
         hp_error("too many bytecode instrumentation clients");
+        return false;
+    }
+    if (hp.attached && (c->field_class || c->class_name)) {
+        hp_error("exact heap=sites adds fields to java.lang.Thread, which a running JVM cannot "
+                 "give a loaded class: attach heap=sites with alloc_interval=BYTES (sampled)");
         return false;
     }
     if (n_clients == 0 && !first_client(s)) return false;

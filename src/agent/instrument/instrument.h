@@ -9,8 +9,11 @@
  * java.base, readable by every module, exported to all) by JNI DefineClass at
  * the early VMStart event, before any Java code has run: classes loaded in
  * the primordial phase are rewritten too, and their first call resolves the
- * already defined tracker. Classes and methods are numbered (cnum, mnum; mnum
- * is unique across all classes), and numbers map back to jmethodIDs.
+ * already defined tracker. Attached to a running JVM, it is defined at the
+ * attach (once: later recordings reuse it) and the classes already loaded
+ * are retransformed; `stop` retransforms them back. Classes and methods are
+ * numbered (cnum, mnum; mnum is unique across all classes), and numbers map
+ * back to jmethodIDs.
  *
  * Never instrumented: the tracker itself, hidden classes (the VM sends them
  * no ClassFileLoadHook), Object.<init> (it runs for the tracker's own
@@ -88,6 +91,16 @@ bool hp_instr_add(struct hp_setup *s, const struct hp_instr_client *c);
 
 /* True once a mode is a client: classes are being rewritten as they load. */
 bool hp_instr_in_use(void);
+
+/* Attached (hp.attached), after the capabilities are granted and before the
+ * recording goes live: rewrites the classes loaded so far (retransform.h).
+ * Returns how many; *loaded gets the number loaded. */
+int hp_instr_attach(jvmtiEnv *jvmti, JNIEnv *jni, int *loaded);
+/* `stop` of an attached recording, after its last dump: the tracker records
+ * nothing more, every loaded class gets its own bytes back, the hook is off
+ * and the clients are forgotten, so that a later recording starts afresh
+ * with the tracker as it is defined. */
+void hp_instr_detach(jvmtiEnv *jvmti, JNIEnv *jni);
 
 /* The tracker class (a global ref), NULL until defined or if that failed. */
 jclass hp_instr_tracker(void);

@@ -330,6 +330,20 @@ static struct reading *read_all(jvmtiEnv *jvmti, JNIEnv *jni, jint *n_out)
     return rd;
 }
 
+void hp_ct_collect_forget(void)
+{
+    pthread_mutex_lock(&lock);
+    for (size_t id = 0; id < n_snaps; id++)
+        snap_free((jint)id);
+    free(snaps);
+    snaps = NULL;
+    n_snaps = 0;
+    hp_table_free(ended);
+    ended = NULL;
+    tracker = NULL;
+    pthread_mutex_unlock(&lock);
+}
+
 struct hp_ct_row *hp_ct_collect(jvmtiEnv *jvmti, JNIEnv *jni, size_t *n_out)
 {
     *n_out = 0;

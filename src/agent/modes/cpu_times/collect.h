@@ -24,6 +24,9 @@ int hp_ct_depth(void);
 bool hp_ct_collect_init(JNIEnv *jni, jclass tracker);
 /* On an ending thread: takes in its data and drops its tracker state. */
 void hp_ct_thread_end(jvmtiEnv *jvmti, JNIEnv *jni, uint32_t serial);
+/* At the stop of a recording in a live VM: drops what was read and reported,
+ * so that the next recording (with new tracker states) starts afresh. */
+void hp_ct_collect_forget(void);
 /* The rows (malloc'd, *n of them, every trace with calls) since the last
  * dump; NULL with *n = 0 when there is nothing or on failure. */
 struct hp_ct_row *hp_ct_collect(jvmtiEnv *jvmti, JNIEnv *jni, size_t *n);

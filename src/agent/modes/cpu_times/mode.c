@@ -45,6 +45,13 @@ static void vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
     hp_ct_ticker_stop();
 }
 
+static void stop(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+    (void)jvmti, (void)jni;
+    collect_ready = false;
+    hp_ct_collect_forget();
+}
+
 static void dump(jvmtiEnv *jvmti, JNIEnv *jni)
 {
     /* The message depends on cpu=old, so it is not a constant dump_message. */
@@ -72,4 +79,5 @@ const struct hp_mode hp_mode_cpu_times = {
     .thread_end = thread_end,
     .dump = dump,
     .vm_death = vm_death,
+    .stop = stop,
 };

@@ -50,4 +50,7 @@ const char hp_ascii_prelude_attached[] =
     "This recording was attached to a running JVM: what happened before the attach\n"
     "is not in it. CPU samples and MONITOR TIME start at the attach; SITES count\n"
     "only the objects allocated since then (older objects are neither allocated\n"
-    "nor live there); threads already running are listed as the agent found them.\n";
+    "nor live there); threads already running are listed as the agent found them.\n"
+    "CPU TIME (cpu=times, cpu=old) counts the calls that began after the attach,\n"
+    "exactly: the classes loaded then were rewritten at the attach. Calls already\n"
+    "running then are not counted, and traces leave their frames out.\n";

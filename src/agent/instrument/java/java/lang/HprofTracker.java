@@ -34,9 +34,10 @@ import jdk.internal.vm.annotation.DontInline;
 public final class HprofTracker {
     private static final long CHECKPOINT_NS = 10_000_000;
 
-    /* Set by the agent at VM init. Until then natives such as
+    /* Set by the agent at VM init (or attach). Until then natives such as
      * Thread.currentThread may still need linking, which runs Java code
-     * (ClassLoader.findNative) that is itself rewritten: nothing is recorded. */
+     * (ClassLoader.findNative) that is itself rewritten: nothing is recorded.
+     * Cleared again when an attached recording stops (disengage). */
     private static volatile boolean engaged;
     /* Monotonic ns, advanced by the agent's ticker thread. */
     private static volatile long clock;
@@ -524,6 +525,7 @@ public final class HprofTracker {
     }
 
     private static HprofTracker add(Thread t) {
+        if (!engaged) return null; /* a stop came while the thread waited for the lock */
         HprofTracker[] tab = table;
         int mask = tab.length - 1;
         int i = System.identityHashCode(t) & mask;
@@ -576,6 +578,21 @@ public final class HprofTracker {
 
     /* ---- called by the agent through JNI ---- */
 
+    /* Attached, before engage: the JVM looks for the natives of a boot
+     * class in the boot loader's libraries, then in the agent libraries it
+     * loaded, and it adds an attached agent to those only once its
+     * Agent_OnAttach has returned. So the agent library (`path`) is also
+     * made a library of the boot loader (once; later calls find it loaded).
+     * Runs before any class is rewritten. */
+    static boolean bindNatives(String path) {
+        try {
+            return jdk.internal.loader.BootLoader.getNativeLibraries()
+                    .loadLibrary(HprofTracker.class, new java.io.File(path)) != null;
+        } catch (Throwable t) {
+            return false;
+        }
+    }
+
     static void engage() throws Exception {
         U = Unsafe.getUnsafe();
         java.lang.reflect.Field f = HprofTracker.class.getDeclaredField("locked");
@@ -585,6 +602,27 @@ public final class HprofTracker {
         cpuTime(); /* links it now: linking runs rewritten Java code */
         backoff(-1);
         engaged = true;
+    }
+
+    /* At the stop of an attached recording, after its last dump: nothing is
+     * recorded from now on, though rewritten code still on stacks calls in.
+     * States are unlinked from their threads (so the fast paths miss) and
+     * dropped, so that a later engage starts afresh. */
+    static void disengage() {
+        engaged = false;
+        if (U == null) return; /* never engaged */
+        lock();
+        try {
+            for (int i = 0; i < nAll; i++) all[i].thread = null;
+            table = new HprofTracker[64];
+            all = new HprofTracker[16];
+            nAll = 0;
+            used = 0;
+            nextId = 0;
+            last = null;
+        } finally {
+            unlock();
+        }
     }
 
     /* On the ending thread: closes its last interval, frees its slot and

@@ -1,0 +1,127 @@
+"""The exact modes attached with jcmd: cpu=times and cpu=old count exactly
+the calls made after the attach (CountTarget makes a known number on
+request); stop gives every class its own bytes back (a JVM TI probe reads a
+method's bytecode length before, during and after the recording); another
+recording on the same JVM; exact heap=sites refused; a target that exits
+during a recording. The target's output and exit code are checked.
+Usage (from CTest): test_attach_exact.py --java-home H --agent LIB --jar JAR
+--probe LIB"""
+import os
+import re
+import sys
+import time
+
+import hproftest as ht
+from test_attach import TARGET_EXIT, Target, TargetTest, run
+
+ROW = re.compile(r"^\s*\d+\s+\S+%\s+\S+%\s+(\d+)\s+(\d+) \S+$")
+PROBE = re.compile(r"^PROBE CountTarget\.counted (-?\d+)$", re.M)
+ARGS = dict(zip(sys.argv[1::2], sys.argv[2::2]))
+
+
+def counted_per_dump(path):
+    """Calls of CountTarget.counted in each CPU TIME section of a report."""
+    prof = ht.read_ascii(path)
+    per_dump = []
+    for _, body in prof.sections_named("CPU TIME (ms)"):
+        calls = 0
+        for line in body[1:]:
+            m = ROW.match(line)
+            assert m, f"bad row {line!r}"
+            top = prof.traces[int(m.group(2))][1][0]
+            calls += int(m.group(1)) if top[:2] == ("CountTarget", "counted") else 0
+        per_dump.append(calls)
+    return per_dump
+
+
+def counted_old(path):
+    """Calls of CountTarget.counted from run in a cpu=old report."""
+    with open(path) as f:
+        rows = [line.split(" ") for line in f.read().split("\n")]
+    return sum(int(r[0]) for r in rows
+               if len(r) == 4 and r[1:3] == ["CountTarget.counted(I)V", "CountTarget.run(I)V"])
+
+
+class ExactAttachTest(TargetTest):
+    folder = "attach_exact"
+
+    def start_counting(self):
+        env = self.env
+        self.target = Target(env, self.dir, launcher=[env.java, "-cp", env.jar, "CountTarget"])
+        self.expected_out = "ready\n"
+
+    def go(self, n):
+        """CountTarget calls counted() n times; returns once it said so."""
+        self.expected_out += f"ran {n}\n"
+        self.target.proc.stdin.write(f"go {n}\n".encode())
+        self.target.proc.stdin.flush()
+        deadline = time.time() + 120
+        while self.target.stdout() != self.expected_out:
+            self.assertLess(time.time(), deadline, f"no 'ran {n}': {self.target.stderr()}")
+            time.sleep(0.05)
+
+    def probe(self):
+        """The bytecode length of CountTarget.counted as the JVM runs it now."""
+        before = len(PROBE.findall(self.target.stderr()))
+        self.jcmd("JVMTI.agent_load", ARGS["--probe"], "CountTarget.counted")
+        found = PROBE.findall(self.target.stderr())
+        self.assertEqual(len(found), before + 1)
+        self.assertGreater(int(found[-1]), 0)
+        return int(found[-1])
+
+    def finish(self):
+        """Ends the target: its output and exit code as without an agent."""
+        self.assertEqual(self.target.quit(), TARGET_EXIT)
+        self.assertEqual(self.target.stdout(), self.expected_out + "done\n")
+        err = self.target.stderr()
+        for bad in ("HPROF ERROR", "SIGSEGV", "hs_err", "Exception", "cannot rewrite",
+                    "cannot restore"):
+            self.assertNotIn(bad, err)
+
+    def test_cpu_times_counts_exactly_stop_restores_start_again(self):
+        self.start_counting()
+        self.go(300)  # before the attach: not counted
+        original = self.probe()
+        self.load(f"cpu=times,cutoff=0,file={self.path('times.txt')}")
+        self.assertGreater(self.probe(), original)  # rewritten
+        self.go(1000)
+        self.jcmd("JVMTI.data_dump")
+        self.go(500)
+        self.load("stop")
+        self.assertEqual(self.probe(), original)  # its own bytes again
+        self.assertEqual(counted_per_dump(self.path("times.txt")), [1000, 500])
+        prelude = " ".join(ht.read_ascii(self.path("times.txt")).prelude)
+        self.assertIn("counts the calls that began after the attach", prelude)
+        self.go(200)  # between recordings: not counted
+        self.load(f"cpu=samples,interval=4,file={self.path('samples.txt')}")
+        self.go(100)
+        self.load("stop")
+        self.load(f"cpu=times,cutoff=0,file={self.path('again.txt')}")
+        self.go(700)
+        self.load("stop")
+        self.assertEqual(counted_per_dump(self.path("again.txt")), [700])
+        self.assertEqual(self.probe(), original)
+        self.finish()
+
+    def test_cpu_old_target_exits_during_recording(self):
+        self.start_counting()
+        self.load(f"cpu=old,file={self.path('old.txt')}")
+        self.go(900)
+        self.finish()  # the exit dump ends the report
+        self.assertEqual(counted_old(self.path("old.txt")), 900)
+
+    def test_exact_heap_sites_is_refused_and_changes_nothing(self):
+        self.start_counting()
+        self.load(f"heap=sites,file={self.path('sites.txt')}", ok=False)
+        self.assertIn("exact heap=sites adds fields to java.lang.Thread", self.target.stderr())
+        self.assertFalse(os.path.exists(self.path("sites.txt")))
+        self.load(f"cpu=times,cutoff=0,file={self.path('times.txt')}")
+        self.go(50)
+        self.load("stop")
+        self.assertEqual(counted_per_dump(self.path("times.txt")), [50])
+        self.assertEqual(self.target.quit(), TARGET_EXIT)
+        self.assertEqual(self.target.stdout(), self.expected_out + "done\n")
+
+
+if __name__ == "__main__":
+    run(ExactAttachTest)
