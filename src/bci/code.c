@@ -4,6 +4,7 @@
 #include "bci/calls.h"
 #include "bci/method.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +51,44 @@ static const char *load_smt(mctx *m, const cf_member *mem, smt_table *smt, int *
     return NULL;
 }
 
+/* Where handler h's resume call is in the new code: [*from, *to), empty
+ * when it has none. */
+static void resume_call(const mctx *m, uint32_t h, int32_t *from, int32_t *to)
+{
+    *from = *to = m->label[h];
+    if (m->idx[h] >= 0) *to += (int32_t)m->in[m->idx[h]].resume_len;
+}
+
+/* The original exception table with each handler's resume call cut out of
+ * the ranges that lead to that same handler. javac covers a finally
+ * handler's first store, and an outer finally the inner one's code, by the
+ * handler itself; with the call inside, the handler is its own exception
+ * predecessor through an invoke, which C1 cannot compile (bci README, C1
+ * and handlers). Ranges leading elsewhere keep covering it. */
+static void write_exception_table(const mctx *m, wr_t *w, bool count_only, uint32_t *n)
+{
+    *n = 0;
+    for (uint32_t e = 0; e < m->nexc; e++) {
+        const uint8_t *x = m->exc + e * 8;
+        int32_t from = m->label[be_u2(x)], to = m->label[be_u2(x + 2)], cut_from, cut_to;
+        resume_call(m, be_u2(x + 4), &cut_from, &cut_to);
+        int32_t part[2][2] = {{from, to}, {to, to}};
+        if (cut_from < cut_to && from <= cut_from && cut_to <= to) {
+            part[0][1] = cut_from;
+            part[1][0] = cut_to;
+        }
+        for (int k = 0; k < 2; k++) {
+            if (part[k][0] >= part[k][1]) continue;
+            ++*n;
+            if (count_only) continue;
+            wr_u2(w, (uint32_t)part[k][0]);
+            wr_u2(w, (uint32_t)part[k][1]);
+            wr_u2(w, (uint32_t)m->label[be_u2(x + 4)]);
+            wr_u2(w, be_u2(x + 6));
+        }
+    }
+}
+
 static const char *finish(mctx *m, cf_member *mem, const smt_table *smt, int has_smt)
 {
     if (m->catch_from >= 0) {
@@ -72,19 +111,16 @@ static const char *finish(mctx *m, cf_member *mem, const smt_table *smt, int has
      * frames (an added local) restate every local in at most 3 bytes. */
     size_t full =
         m->local >= 0 && smt ? (size_t)smt->n * (3u * ((size_t)m->max_locals + 1) + 8) : 0;
-    wr_init(&w, (size_t)MAX_CODE * 2 + (size_t)m->attrs_len * 3 + m->nexc * 8u + 256 + full);
+    wr_init(&w, (size_t)MAX_CODE * 2 + (size_t)m->attrs_len * 3 + m->nexc * 16u + 256 + full);
     wr_u2(&w, stack);
     wr_u2(&w, m->max_locals + (m->local >= 0 ? code_local_size(m) : 0));
     wr_u4(&w, m->end + m->handler_len);
     code_emit(m, &w);
-    wr_u2(&w, m->nexc + (m->catch_from >= 0));
-    for (uint32_t e = 0; e < m->nexc; e++) {
-        const uint8_t *x = m->exc + e * 8;
-        wr_u2(&w, (uint32_t)m->label[be_u2(x)]);
-        wr_u2(&w, (uint32_t)m->label[be_u2(x + 2)]);
-        wr_u2(&w, (uint32_t)m->label[be_u2(x + 4)]);
-        wr_u2(&w, be_u2(x + 6));
-    }
+    uint32_t nexc;
+    write_exception_table(m, &w, true, &nexc);
+    if (nexc + (m->catch_from >= 0) > 0xFFFF) return code_fail(m, "exception table overflow");
+    wr_u2(&w, nexc + (m->catch_from >= 0));
+    write_exception_table(m, &w, false, &nexc);
     if (m->catch_from >= 0) { /* last, so every original handler takes precedence */
         wr_u2(&w, (uint32_t)m->label[m->catch_from]);
         wr_u2(&w, m->end);

@@ -4,6 +4,7 @@
 #include "bci/insn.h"
 #include "bci/method.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -277,6 +278,25 @@ static int goes_forward(const mctx *m, const insn_t *i, int64_t t, void *arg)
     return t > i->pc;
 }
 
+/* Whether the handler starting at instruction k only stores the exception,
+ * releases monitors and rethrows it (javac's code for the end of a
+ * synchronized block): no hook runs there, so it needs no resume, and the
+ * frame that catches the exception resumes its own callers. The resume
+ * would be a call inside the handler's own range with a monitor held, which
+ * C1 cannot compile (bci README, C1 and handlers). */
+static bool only_rethrows(const mctx *m, uint32_t k)
+{
+    for (; k < m->n; k++) {
+        uint8_t op = m->code[m->in[k].pc];
+        if (op == OP_ATHROW) return true;
+        bool moves_ref = op == OP_ALOAD || op == OP_ASTORE ||
+                         (op >= OP_ALOAD_0 && op <= OP_ALOAD_3) ||
+                         (op >= OP_ASTORE_0 && op <= OP_ASTORE_3);
+        if (!moves_ref && op != OP_MONITOREXIT) return false;
+    }
+    return false;
+}
+
 /* No invoke, allocation, backward branch or exception handler: a bounded
  * run of instructions that calls nothing (bci_hooks.leaf_name). */
 static int short_leaf(const mctx *m)
@@ -323,7 +343,7 @@ void code_plan(mctx *m, const smt_table *smt)
         uint8_t op = m->code[i->pc];
         int site;
         i->pre = (uint32_t)m->inj.len;
-        if (m->local >= 0 && i->handler) {
+        if (m->local >= 0 && i->handler && !only_rethrows(m, k)) {
             uint16_t args = code_local_size(m);
             local_insn(m, 0);
             if (args == 2) { /* the long form also gets the method number */
@@ -332,6 +352,7 @@ void code_plan(mctx *m, const smt_table *smt)
             }
             call_hook(m, HK_RESUME);
             need_abs(m, 1 + args); /* above the exception alone */
+            i->resume_len = (uint32_t)m->inj.len - i->pre;
         }
         if (m->local >= 0 && insn_is_return(op)) {
             local_insn(m, 0);

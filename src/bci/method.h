@@ -16,6 +16,7 @@ typedef struct {
     uint32_t pc, len;
     uint32_t pre, pre_len; /* injected before the instruction (offsets into inj) */
     uint32_t suf, suf_len; /* injected after it */
+    uint32_t resume_len;   /* the prefix's leading resume call, at a handler */
     uint8_t wide;          /* 16-bit branch rewritten with goto_w */
     uint8_t handler;       /* an exception handler starts here */
 } insn_t;

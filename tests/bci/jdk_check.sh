@@ -20,6 +20,7 @@
 #            the height checked after every catch
 #   wide     the same with the local a long, also passed to the allocation
 #            hooks, which check it against the height
+#            (local and wide: C1 and C2 each compile every method of app.Program)
 #   flexible (JDK 25+) constructors with code before super() (JEP 513),
 #            compiled here: same output with and without the agent, balanced
 #   javac    javac (fully instrumented, -Xverify:all) compiles the test sources;
@@ -55,6 +56,17 @@ verify | nocatch | local | wide)
         "$java" $jvm $extra -Dbci.local=true -Dbci.expectBalanced=true \
             -agentpath:"$agent"=$mode app.Program > "$work/local.txt"
         diff "$work/plain.txt" "$work/local.txt"
+    done
+    # C1 and C2 each compile every rewritten method of the program: a handler
+    # whose own range covered its resume call made C1 give up ("error while
+    # joining with exception handler"), and the method ran interpreted.
+    for extra in "-XX:TieredStopAtLevel=1" "-XX:-TieredCompilation"; do
+        "$java" $jvm -Xcomp $extra -XX:+PrintCompilation -XX:CompileCommand=quiet \
+            -XX:CompileCommand=compileonly,app.*::* \
+            -XX:CompileCommand=dontinline,hprofbci.Tracker::* -Dbci.local=true \
+            -agentpath:"$agent"=$mode app.Program > "$work/compiled.txt"
+        if grep 'COMPILE SKIPPED' "$work/compiled.txt"; then exit 1; fi
+        grep -q 'app.Program::guarded' "$work/compiled.txt"
     done
     ;;
 program | xcomp)

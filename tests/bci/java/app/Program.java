@@ -82,6 +82,27 @@ public final class Program {
     }
 
     static int counter;
+    static final Object LOCK = new Object();
+
+    /* javac's handlers that cover their own start: the synchronized block's
+     * (unlock, rethrow) and each finally's; the outer finally's range also
+     * covers the inner handler (FileChannelImpl.write has this shape). */
+    static int guarded(int n) {
+        int at = Tracker.depth;
+        synchronized (LOCK) {
+            try {
+                try {
+                    return depth(n);
+                } finally {
+                    same(Tracker.depth, at);
+                    counter++;
+                }
+            } finally {
+                same(Tracker.depth, at);
+                counter += 2;
+            }
+        }
+    }
 
     static String classify(int v) {
         switch (v) {
@@ -148,6 +169,12 @@ public final class Program {
         } catch (UnsupportedOperationException e) {
             same(Tracker.depth, at);
             out.append("depth ").append(e.getMessage()).append(' ').append(counter).append('\n');
+        }
+        try {
+            guarded(3);
+        } catch (UnsupportedOperationException e) {
+            same(Tracker.depth, at);
+            out.append("guarded ").append(e.getMessage()).append(' ').append(counter).append('\n');
         }
         try {
             Object o = null;
