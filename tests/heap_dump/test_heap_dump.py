@@ -32,6 +32,7 @@ JDK_PACKAGES = ("java.", "javax.", "jdk.", "sun.", "com.sun.")
 
 # The fallback's one message, when the JVM's own dumper cannot be used.
 FALLBACK = "the JVM's own heap dumper is not available"
+KNOWN_SITES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "java", "KnownSites.java")
 
 
 def start_target(env, options, extra_jvm=()):
@@ -204,6 +205,48 @@ class FormatTests(unittest.TestCase):
         for t in traces:
             self.assertRegex(text, rf"\nTRACE {t}:\n(\t.*\n)*\tHeapDumpTarget\.main\(")
         self.assertIn("\nSITES BEGIN", text)
+
+    def test_heap_all_objects_cite_the_line_of_their_new(self):
+        # heap=all on the rewriter's route tags every object it counts: each
+        # object of KnownSites, whatever made it (new, a method's new, a
+        # primitive or object array, multianewarray's inner arrays, clone,
+        # boxing), cites a trace whose top frame is the line that made it.
+        n = 300
+        out = fresh(os.path.join(self.env.work, "known.hprof"))
+        res = hproftest.run_java(self.env, f"heap=all,format=b,file={out}",
+                                 ["KnownSites", str(n)])
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertNotIn("HPROF ERROR", res.stderr)
+        profile = hproftest.read_binary(out)
+        d = heapfile.dumps(profile)[-1]
+        line = hproftest.source_markers([KNOWN_SITES], ["SITE", "CALL"])
+
+        def frames(oid):
+            for table in (d.instances, d.obj_arrays, d.prim_arrays):
+                if oid in table:
+                    trace = table[oid][1]
+                    self.assertIn(trace, profile.traces, f"object {oid:#x}")
+                    return [(f[0], f[1], f[4]) for f in profile.traces[trace][1]]
+            raise AssertionError(f"object {oid:#x} not in the dump")
+
+        def at(site, method="main"):
+            return ("KnownSites", method, line[site])
+
+        holder = heapfile.class_named(profile, d, "KnownSites$Holder")
+        names = [profile.strings[f] for f, _ in d.classes[holder]["fields"]]
+        holders = [(oid, data) for oid, (c, _, data) in d.instances.items() if c == holder]
+        self.assertEqual(len(holders), n)
+        for oid, data in holders:
+            self.assertEqual(frames(oid)[0], at("holder"))
+            ref = dict(zip(names, struct.unpack(f">{len(names)}Q", data)))
+            for field in ("item", "ints", "copy", "items", "grid", "boxed"):
+                self.assertEqual(frames(ref[field])[0], at(field), field)
+            self.assertEqual(frames(ref["made"])[:2], [at("make", "make"), at("made")])
+            for inner in d.obj_arrays[ref["grid"]][2]:
+                self.assertEqual(frames(inner)[0], at("grid"))
+        item = heapfile.class_named(profile, d, "KnownSites$Item")
+        tops = [frames(oid)[0] for oid, (c, _, _) in d.instances.items() if c == item]
+        self.assertEqual(sorted(tops), sorted([at("item")] * n + [at("make", "make")] * n))
 
     def check_ascii(self, options):
         out = fresh(os.path.join(self.env.work, "dump.txt"))

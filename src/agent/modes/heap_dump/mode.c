@@ -11,6 +11,7 @@
 #include "agent/modes/heap_dump/hotspot.h"
 #include "agent/modes/heap_dump/threads.h"
 #include "agent/modes/heap_dump/walk.h"
+#include "agent/modes/heap_sites/site.h"
 #include "agent/output/encoder.h"
 #include "agent/tables/trace.h"
 
@@ -86,6 +87,7 @@ static void dump(jvmtiEnv *jvmti, JNIEnv *jni)
     struct hd_map threads;
     hd_threads_load(&threads, jvmti, jni);
     /* Every trace an object can cite is written before the dump. */
+    hp_site_tags_resolve(jvmti, jni);
     hp_trace_write_unwritten();
     struct hd_stream_io io;
     enc->stream_io(&io);

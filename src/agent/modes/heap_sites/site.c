@@ -6,6 +6,7 @@
 #include <string.h>
 
 static struct hp_table *_Atomic sites;
+static const struct hp_site_tags *_Atomic tags;
 
 void hp_site_table_init(void)
 {
@@ -67,4 +68,22 @@ uint32_t hp_site_class_serial(uint32_t site)
 {
     const struct hp_site *s = hp_site_get(site);
     return s ? s->class_serial : 0;
+}
+
+void hp_site_tags_use(const struct hp_site_tags *t)
+{
+    atomic_store(&tags, t);
+}
+
+void hp_site_tags_resolve(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+    const struct hp_site_tags *t = atomic_load(&tags);
+    if (t) t->resolve(jvmti, jni);
+}
+
+uint32_t hp_site_of_tag(hp_objid_t tag)
+{
+    const struct hp_site_tags *t = atomic_load_explicit(&tags, memory_order_relaxed);
+    uint32_t bits = hp_objid_site(tag);
+    return t && bits ? t->site_of(bits) : bits;
 }

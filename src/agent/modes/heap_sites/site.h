@@ -2,7 +2,8 @@
  *
  * A site is a (class serial, trace serial) pair, numbered 1..n in the order
  * first seen. The number fits the 24-bit site field of an object's tag
- * (tables/objid.h), so an object tagged by heap=sites carries its site:
+ * (tables/objid.h). An object tagged by heap=sites carries its site there,
+ * or (exact route) a key that names its site once resolved (hp_site_tags):
  * hp_site_of_tag(tag) recovers it and the functions below map it to the
  * serials a heap dump cites. Site 0 means "no site" (object not tracked, or
  * heap=sites not active); it maps to the empty trace and class serial 0.
@@ -41,10 +42,19 @@ uint32_t hp_site_intern(uint32_t class_serial, uint32_t trace_serial);
 struct hp_site *hp_site_get(uint32_t site);
 uint32_t hp_site_count(void);
 
-static inline uint32_t hp_site_of_tag(hp_objid_t tag)
-{
-    return hp_objid_site(tag);
-}
+/* How tags name sites when their site bits hold something else (the exact
+ * route's keys); without it the bits are the site. */
+struct hp_site_tags {
+    /* The site of a tag's site bits, HP_SITE_NONE if unknown. Lock-free:
+     * called from heap callbacks. */
+    uint32_t (*site_of)(uint32_t bits);
+    /* Gives every tag given so far its site; outside heap callbacks. */
+    void (*resolve)(jvmtiEnv *jvmti, JNIEnv *jni);
+};
+void hp_site_tags_use(const struct hp_site_tags *tags);
+/* Before a heap walk that reads the sites of tags (heap=dump). */
+void hp_site_tags_resolve(jvmtiEnv *jvmti, JNIEnv *jni);
+uint32_t hp_site_of_tag(hp_objid_t tag);
 /* The allocation trace of the site; the empty trace (300000) if none. */
 uint32_t hp_site_trace_serial(uint32_t site);
 /* The class allocated at the site; 0 if none. */

@@ -64,6 +64,36 @@ static uint32_t resolve(jvmtiEnv *jvmti, JNIEnv *jni, uint32_t k)
     return hp_site_intern(cls, trace);
 }
 
+/* Gives the keys 1..n their sites: those with allocations in `t`, or every
+ * key (t NULL) so that each tagged object's key names its site. */
+static void resolve_keys(jvmtiEnv *jvmti, JNIEnv *jni, uint32_t n, const struct hp_sites_tally *t)
+{
+    want_methods(n);
+    hp_instr_resolve(jvmti, jni);
+    for (uint32_t k = 1; k <= n; k++) {
+        struct hp_key *key = hp_key_get(k);
+        uint32_t site = atomic_load(&key->site);
+        if (site == 0 && (t == NULL || t[k].objs > 0) && (site = resolve(jvmti, jni, k)) != 0)
+            atomic_store(&key->site, site);
+    }
+}
+
+static void resolve_all(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+    hp_sites_exact_folds_lock();
+    resolve_keys(jvmti, jni, hp_key_count(), NULL);
+    hp_sites_exact_folds_unlock();
+}
+
+static uint32_t site_of_key(uint32_t bits)
+{
+    const struct hp_key *key = hp_key_get(bits & HP_KEY_MAX);
+    return key ? atomic_load_explicit(&key->site, memory_order_relaxed) : HP_SITE_NONE;
+}
+
+/* heap=all: tags carry keys, and the heap dump reads their sites. */
+const struct hp_site_tags hp_sites_exact_tags = {site_of_key, resolve_all};
+
 /* ---- liveness ---- */
 
 /* Class object tag -> class serial, for the heap walk's class_tag. */
@@ -207,15 +237,10 @@ bool hp_sites_exact_collect(jvmtiEnv *jvmti, JNIEnv *jni, struct hp_sites_live *
     if (ok) {
         /* After the walk: every live object was allocated before this count. */
         hp_sites_exact_tally_allocated(jvmti, jni, &ts);
-        want_methods(ts.n);
-        hp_instr_resolve(jvmti, jni);
+        resolve_keys(jvmti, jni, ts.n, ts.t);
         for (uint32_t k = 1; k <= ts.n; k++) {
-            struct hp_key *key = hp_key_get(k);
-            uint32_t site = atomic_load(&key->site);
-            if (site == 0 && ts.t[k].objs > 0 && (site = resolve(jvmti, jni, k)) != 0)
-                atomic_store(&key->site, site);
-            site_of[k] = site;
-            cls[k] = hp_site_class_serial(site);
+            site_of[k] = atomic_load(&hp_key_get(k)->site);
+            cls[k] = hp_site_class_serial(site_of[k]);
         }
         live->n_sites = hp_site_count();
         live->objs = calloc((size_t)live->n_sites + 1, sizeof *live->objs);

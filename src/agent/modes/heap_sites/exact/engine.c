@@ -23,9 +23,8 @@ static atomic_bool stacks;
 
 bool hp_sites_exact_selected(void)
 {
-    /* heap=all: the dump needs every object's trace in its tag; cpu=times
-     * owns the entry/exit hooks; sampling needs SampledObjectAlloc. */
-    return hp.opt.alloc_interval == 0 && !hp.opt.heap_dump && !hp.opt.cpu_times &&
+    /* cpu=times owns the entry/exit hooks; sampling needs SampledObjectAlloc. */
+    return hp.opt.alloc_interval == 0 && !hp.opt.cpu_times &&
            hp.opt.depth <= HP_SITES_EXACT_CAPACITY;
 }
 
@@ -50,6 +49,7 @@ static bool on_load(struct hp_setup *s)
     s->events->VMObjectAlloc = hp_sites_exact_on_vm_object_alloc;
     hp_key_table_init(hp.opt.depth > 1 ? 1 + hp.opt.depth : 1);
     hp_site_table_init();
+    if (hp_sites_exact_tags_all()) hp_site_tags_use(&hp_sites_exact_tags);
     struct hp_instr_client c = {
         .new_obj_name = "newObj",
         .new_obj_desc = "(I)V",

@@ -9,6 +9,7 @@
 #include "agent/core/agent.h"
 #include "agent/modes/heap_sites/engine.h"
 #include "agent/modes/heap_sites/exact/key.h"
+#include "agent/modes/heap_sites/site.h"
 
 #include <jvmti.h>
 #include <stdbool.h>
@@ -27,6 +28,13 @@
 static inline bool hp_sites_exact_on_stack(void)
 {
     return hp.opt.depth > HP_SITES_WINDOW_DEPTH;
+}
+
+/* heap=all: every object a slot counts is tagged with its key, so the heap
+ * dump cites each one's trace (heap=sites alone tags a subset). */
+static inline bool hp_sites_exact_tags_all(void)
+{
+    return hp.opt.heap_dump;
 }
 
 /* natives.c: learns the JVM's array layout that config() hands the tracker;
@@ -63,5 +71,7 @@ void hp_sites_exact_tally_allocated(jvmtiEnv *jvmti, JNIEnv *jni, struct hp_site
 /* collect.c: brings the site counters up to date and counts the live
  * objects per site (after a forced collection). */
 bool hp_sites_exact_collect(jvmtiEnv *jvmti, JNIEnv *jni, struct hp_sites_live *live);
+/* With heap=dump: how the walk finds the site of a tag holding a key. */
+extern const struct hp_site_tags hp_sites_exact_tags;
 
 #endif

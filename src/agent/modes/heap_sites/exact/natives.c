@@ -15,7 +15,7 @@
 #include <string.h>
 
 /* Per slot, the first EXACT_TAGS objects are tagged, then one in
- * SAMPLE_EVERY (a power of two). */
+ * SAMPLE_EVERY (a power of two); with heap=all every one. */
 #define EXACT_TAGS 512
 #define SAMPLE_EVERY 1024
 
@@ -126,13 +126,15 @@ JNIEXPORT jint JNICALL Java_java_lang_HprofSites_config(JNIEnv *jni, jclass k, j
     case 0:
         return hp.opt.depth;
     case 1:
-        return EXACT_TAGS;
+        return hp_sites_exact_tags_all() ? INT32_MAX : EXACT_TAGS;
     case 2:
-        return SAMPLE_EVERY;
+        return hp_sites_exact_tags_all() ? 1 : SAMPLE_EVERY;
     case 3:
         return align;
     case 4:
         return hp_sites_exact_on_stack();
+    case 5:
+        return hp_sites_exact_tags_all();
     default:
         return what >= 10 && what < 19   ? base[what - 10]
                : what >= 20 && what < 29 ? shift[what - 20]

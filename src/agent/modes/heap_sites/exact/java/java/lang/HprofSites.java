@@ -22,7 +22,8 @@
  * bits say what is allocated (KIND_*, MULTI for multianewarray).
  *
  * Liveness: per slot the first EXACT objects, then one in SAMPLE, are tagged
- * by the agent (JVM TI SetTag through the native tag()). Arrays are tagged
+ * by the agent (JVM TI SetTag through the native tag()); with heap=all every
+ * object, so that the heap dump cites each one's trace. Arrays are tagged
  * right after allocation; an instance when its Object.<init> runs: newObj
  * leaves a pending entry that objInit pairs with the object by class.
  */
@@ -48,6 +49,9 @@ public final class HprofSites {
     @Stable private static long CTX_MASK; /* the window's callers a slot is keyed by */
     @Stable private static int EXACT; /* tag the first EXACT objects of a slot */
     @Stable private static int SAMPLE_MASK; /* then one in SAMPLE_MASK + 1 */
+    /* heap=all: every object is tagged, so `pending` stays 1 for good
+     * rather than taking two atomic updates per instance. */
+    @Stable private static boolean ALL;
     @Stable private static long ALIGN_MASK; /* object alignment - 1 */
     @Stable private static int IHIGH; /* Integer.valueOf's cache: -128..IHIGH (-XX:AutoBoxCacheMax) */
     @Stable private static final int[] BASE = new int[9], SHIFT = new int[9]; /* per array kind */
@@ -118,8 +122,8 @@ public final class HprofSites {
             kid = new int[16];
             index = new int[32];
             memo = new int[WINDOW ? 1 : 1 << MEMO_BITS];
-            pend = new int[8];
-            misses = new int[8];
+            pend = new int[ALL ? 32 : 8];
+            misses = new int[pend.length];
         } catch (OutOfMemoryError e) {
             return false;
         }
@@ -417,7 +421,7 @@ public final class HprofSites {
             int k = tag(arr, keys, slot * W, kid[slot], sampled);
             if (k > 0) kid[slot] = k;
         } else if (np < pend.length) {
-            if (np++ == 0) U.getAndAddInt(STATICS, PENDING, 1);
+            if (np++ == 0 && !ALL) U.getAndAddInt(STATICS, PENDING, 1);
             pend[np - 1] = slot | (sampled ? 0x80000000 : 0);
             misses[np - 1] = 0;
         }
@@ -437,7 +441,7 @@ public final class HprofSites {
             if (want != null && want != c) continue;
             int k = tag(o, keys, slot * W, kid[slot], pend[i] < 0);
             if (k == 0) {
-                if (++misses[i] == MAX_MISSES) drop(i);
+                if (++misses[i] == maxMisses) drop(i);
                 continue;
             }
             if (k > 0) {
@@ -449,11 +453,14 @@ public final class HprofSites {
         }
     }
 
-    /* An entry whose class is still unknown after MAX_MISSES objects of other
+    /* An entry whose class is still unknown after maxMisses objects of other
      * classes is taken for a new that threw (class initialization failed):
      * left, it would send every later Object.<init> of the thread through
-     * the native check (jython: 39 M times in 13 s). */
-    private static final int MAX_MISSES = 8;
+     * the native check (jython: 39 M times in 13 s). heap=all waits longer:
+     * loading the class of a site's first object may construct hundreds of
+     * objects (JDK 25), and a dropped entry leaves that object without its
+     * trace. */
+    @Stable private static int maxMisses;
 
     private void drop(int i) {
         System.arraycopy(pend, i + 1, pend, i, np - i - 1);
@@ -463,7 +470,7 @@ public final class HprofSites {
 
     private void settle(int n) {
         np = n;
-        if (n == 0) U.getAndAddInt(STATICS, PENDING, -1);
+        if (n == 0 && !ALL) U.getAndAddInt(STATICS, PENDING, -1);
     }
 
     private static void learn(int si, Class<?> c) {
@@ -752,6 +759,9 @@ public final class HprofSites {
         EXACT = config(1);
         SAMPLE_MASK = config(2) - 1;
         ALIGN_MASK = config(3) - 1;
+        ALL = config(5) != 0;
+        if (ALL) pending = 1;
+        maxMisses = ALL ? 1024 : 8;
         java.lang.reflect.Field high =
                 Class.forName("java.lang.Integer$IntegerCache", true, null).getDeclaredField("high");
         IHIGH = U.getInt(U.staticFieldBase(high), U.staticFieldOffset(high));
@@ -805,7 +815,7 @@ public final class HprofSites {
         all[nAll] = null;
         if (s.np > 0) {
             s.np = 0;
-            U.getAndAddInt(STATICS, PENDING, -1);
+            if (!ALL) U.getAndAddInt(STATICS, PENDING, -1);
         }
         return s;
     }
