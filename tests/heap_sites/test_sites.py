@@ -4,7 +4,9 @@ exact and sampled, ascii and binary, on the JDK given by --java-home.
 Sizes assume HotSpot's 64-bit defaults (compressed oops and class
 pointers, 8-byte alignment): a 12-byte object header, a 16-byte array
 header."""
+import collections
 import os
+import re
 import struct
 import sys
 import unittest
@@ -100,6 +102,31 @@ def make_case(env):
             cited = [l for l in dumps[0][1] if l.startswith("OBJ ") and f"class={ITEM}@" in l
                      and f"trace={trace}," in l]
             self.assertGreaterEqual(len(cited), 700)
+
+        def test_heap_all_counts_as_exact_heap_sites(self):
+            # heap=all counts on the exact route too: its rows with SitesProg
+            # frames allocate what exact heap=sites' do, and as it tags every
+            # object its live counts are exact: the objects of a class that
+            # cite a trace in the dump.
+            def allocated(t):
+                return {(r["cls"], tuple(r["frames"])): (r["alloc_objs"], r["alloc_bytes"])
+                        for r in t.rows if any(f[0] == "SitesProg" for f in r["frames"])}
+            _, exact = self.run_prog("mixed-exact", ",cutoff=0", "mixed", 20000)
+            out = os.path.join(env.work, "sites-mixed-all.txt")
+            res = h.run_java(env, f"heap=all,cutoff=0,file={out}", ["SitesProg", "mixed", "20000"])
+            self.assertEqual(res.returncode, 0, res.stderr)
+            self.assertNotIn("HPROF ERROR", res.stderr)
+            prof, tables = sites.ascii_tables(out)
+            self.assertEqual(len(tables), 1)
+            self.assertEqual(allocated(tables[0]), allocated(exact))
+            self.assertGreaterEqual(len(allocated(exact)), 6)
+            dump = prof.sections_named("HEAP DUMP")[0][1]
+            cited = collections.Counter(re.findall(r"^OBJ \w+ \(sz=\d+, trace=(\d+), class=(SitesProg\S*)@",
+                                                   "\n".join(dump), re.M))
+            rows = {(str(r["trace"]), r["cls"]): r["live_objs"] for r in tables[0].rows
+                    if r["cls"].startswith("SitesProg") and not r["cls"].endswith("]")}
+            self.assertEqual(rows, {k: v for k, v in cited.items() if k in rows})
+            self.assertEqual(sum(rows.values()), 18000)  # the Items kept
 
         def test_garbage_only_site_hidden_by_default_cutoff(self):
             _, t = self.run_prog("garbage", "", "basic", 5000, 0)

@@ -1,9 +1,10 @@
 /* heap=sites counts allocations on one of two routes, each an engine behind
  * this interface, chosen once in on_load (mode.c):
  *  - exact (exact/): rewritten allocation sites count every allocation in
- *    Java (java.lang.HprofSites); taken when alloc_interval=0, neither
- *    heap=dump nor cpu=times is on and depth= is within the route's
- *    capacity (HP_SITES_EXACT_CAPACITY);
+ *    Java (java.lang.HprofSites); taken when alloc_interval=0, cpu=times
+ *    is off and depth= is within the route's capacity
+ *    (HP_SITES_EXACT_CAPACITY); with heap=dump (heap=all) it tags every
+ *    object, so that the dump cites each one's trace;
  *  - sampled (sampled/): JVM TI SampledObjectAlloc delivers every
  *    allocation, or a byte-interval sample of them, on the allocating
  *    thread; every other case.

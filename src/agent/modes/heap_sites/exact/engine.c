@@ -182,6 +182,7 @@ static void vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
 
 static void vm_death(jvmtiEnv *jvmti)
 {
+    hp_sites_exact_stop_tags();
     hp_sites_exact_vm_alloc_record(jvmti, false);
 }
 

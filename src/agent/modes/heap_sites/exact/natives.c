@@ -20,6 +20,14 @@
 #define SAMPLE_EVERY 1024
 
 static jint align; /* object alignment in bytes */
+/* Set at VM death: threads still allocating then would contend with the
+ * exit dump for JVM TI's tag map lock (heap=all: starved it for minutes). */
+static atomic_bool tags_stopped;
+
+void hp_sites_exact_stop_tags(void)
+{
+    atomic_store(&tags_stopped, true);
+}
 /* Array layout per kind (Z B C S I F J D, references): size(n) =
  * align(base + n << shift), learned from the sizes of a few arrays. */
 static jint base[9], shift[9];
@@ -85,6 +93,7 @@ JNIEXPORT jint JNICALL Java_java_lang_HprofSites_tag(JNIEnv *jni, jclass k, jobj
 {
     (void)k;
     if (o == NULL) return -1; /* engage() links the native this way */
+    if (atomic_load_explicit(&tags_stopped, memory_order_relaxed)) return -1;
     hp_in_agent_enter();
     jint r = tag(hp.jvmti, jni, o, keys, at, kid, sampled);
     hp_in_agent_leave(hp.jvmti, jni);
