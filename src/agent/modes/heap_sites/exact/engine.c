@@ -23,9 +23,11 @@ static atomic_bool stacks;
 
 bool hp_sites_exact_selected(void)
 {
-    /* cpu=times owns the entry/exit hooks; sampling needs SampledObjectAlloc. */
+    /* cpu=times owns the entry/exit hooks; sampling needs SampledObjectAlloc;
+     * heap=all attached to a running JVM, where classes cannot be rewritten
+     * from the start, keeps the JVM TI route (heap=sites is refused there). */
     return hp.opt.alloc_interval == 0 && !hp.opt.cpu_times &&
-           hp.opt.depth <= HP_SITES_EXACT_CAPACITY;
+           hp.opt.depth <= HP_SITES_EXACT_CAPACITY && !(hp.opt.heap_dump && hp.attached);
 }
 
 /* Per thread: the tracker state, the caller window, the shadow stack and
