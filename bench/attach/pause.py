@@ -4,7 +4,9 @@
 the attach request's round trip (hprof record), the time the agent spent in
 Agent_OnAttach and the classes loaded then (its verbose note); for the
 exact modes (cpu=times, cpu=old) the classes rewritten at the attach and
-restored at the stop, with the time each took; the JVM's safepoints during
+restored at the stop, with the time and the CPU time the attaching thread
+spent on each (the JVM's VM thread does the redefinitions themselves, at
+the RedefineClasses safepoints); the JVM's safepoints during
 the attach (-Xlog:safepoint): the pauses every application thread saw. The
 program must exit with 0 and no HPROF ERROR.
 
@@ -30,9 +32,10 @@ SAFEPOINT = re.compile(r'^\[([^\]]+)\].*Safepoint "([^"]+)".*Total: (\d+) ns')
 
 
 def safepoints(log, start, end):
-    """Each safepoint ("operation ms") logged between two wall-clock
-    datetimes; a GC that happens to fall into the window is listed too."""
-    found = []
+    """The safepoints logged between two wall-clock datetimes, per operation
+    ("operation count x total ms (longest)"); a GC that happens to fall into
+    the window is listed too."""
+    found = {}
     with open(log) as f:
         for line in f:
             m = SAFEPOINT.match(line)
@@ -40,8 +43,11 @@ def safepoints(log, start, end):
                 continue
             when = datetime.datetime.strptime(m.group(1), "%Y-%m-%dT%H:%M:%S.%f%z")
             if start <= when <= end:
-                found.append(f"{m.group(2)} {int(m.group(3)) / 1e6:.2f}")
-    return ", ".join(found) or "none"
+                ms = int(m.group(3)) / 1e6
+                n, total, longest = found.get(m.group(2), (0, 0.0, 0.0))
+                found[m.group(2)] = (n + 1, total + ms, max(longest, ms))
+    return ", ".join(f"{op} {n}x {total:.0f} ({longest:.0f})"
+                     for op, (n, total, longest) in found.items()) or "none"
 
 
 def one_run(args, cmd, rundir):
@@ -61,8 +67,9 @@ def one_run(args, cmd, rundir):
         err.seek(0)
         text = err.read()
     note = re.search(r"HPROF: attached, .*\(([\d.]+) ms, (\d+) classes loaded, (\d+) "
-                     r"rewritten in ([\d.]+) ms\)", text)
-    restore = re.search(r"HPROF: (\d+) of \d+ loaded classes restored in ([\d.]+) ms", text)
+                     r"rewritten in ([\d.]+) ms, ([\d.]+) ms of CPU\)", text)
+    restore = re.search(r"HPROF: (\d+) of \d+ loaded classes restored in ([\d.]+) ms "
+                        r"\(([\d.]+) ms of CPU\)", text)
     round_trip = re.search(r"attached in (\d+) ms", rec.stderr)
     if rec.returncode != 0 or not note or not round_trip:
         sys.exit(f"hprof record failed ({rec.returncode}): {rec.stderr}")
@@ -70,11 +77,11 @@ def one_run(args, cmd, rundir):
         sys.exit(f"{args.program} exited with {status}: {text}")
     attach_end = start + datetime.timedelta(milliseconds=int(round_trip.group(1)))
     return {"trip": int(round_trip.group(1)), "agent": float(note.group(1)),
-            "loaded": int(note.group(2)), "rewritten": int(note.group(3)),
-            "rewrite": float(note.group(4)),
-            "restore": f"{restore.group(1)} in {float(restore.group(2)):.0f}" if restore else "-",
+            "loaded": int(note.group(2)),
+            "rewrite": f"{note.group(3)}: {float(note.group(4)):.0f}, {float(note.group(5)):.0f}",
+            "restore": f"{restore.group(1)}: {float(restore.group(2)):.0f}, "
+                       f"{float(restore.group(3)):.0f}" if restore else "-",
             "safepoints": safepoints(log, start, attach_end)}
-
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -93,14 +100,15 @@ def main():
     cmd = [os.path.join(home, "bin", "java")] + conf.fill(
         template, conf.placeholders(args.scale, args.jdk))
     print(f"| JDK | program | options | attach round trip ms | in Agent_OnAttach ms "
-          f"| classes loaded | rewritten, in ms | restored at stop, in ms "
-          f"| safepoints during the attach (operation ms) |")
+          f"| classes loaded | rewritten: classes: ms, ms of CPU "
+          f"| restored at stop: classes: ms, ms of CPU "
+          f"| safepoints during the attach (operation count x total ms (longest)) |")
     print("|---|---|---|---|---|---|---|---|---|")
     for _ in range(args.reps):
         with tempfile.TemporaryDirectory(prefix="hprof-attach-") as rundir:
             r = one_run(args, cmd, rundir)
         print(f"| {args.jdk} | {args.program} | {args.options} | {r['trip']} | {r['agent']:.1f} "
-              f"| {r['loaded']} | {r['rewritten']} in {r['rewrite']:.0f} | {r['restore']} "
+              f"| {r['loaded']} | {r['rewrite']} | {r['restore']} "
               f"| {r['safepoints']} |", flush=True)
 
 if __name__ == "__main__":

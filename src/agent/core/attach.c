@@ -80,9 +80,8 @@ static jint start(JavaVM *vm, JNIEnv *jni, const char *options)
     }
     /* Rewritten before the tracker is engaged (in going live): a call
      * that began earlier has no entry for its exit to match. */
-    uint64_t rewrite_began = hp_mono_ns();
-    int loaded = 0, rewritten = hp_instr_in_use() ? hp_instr_attach(hp.jvmti, jni, &loaded) : 0;
-    uint64_t rewrite_ns = hp_mono_ns() - rewrite_began;
+    struct hp_retransform_cost rewrite = {0};
+    if (hp_instr_in_use()) rewrite = hp_instr_attach(hp.jvmti, jni);
     jthread current = NULL;
     if (!hp_jvmti_ok(hp.jvmti, (*hp.jvmti)->GetCurrentThread(hp.jvmti, &current),
                      "GetCurrentThread"))
@@ -90,11 +89,11 @@ static jint start(JavaVM *vm, JNIEnv *jni, const char *options)
     hp_recording_live(hp.jvmti, jni, current);
     hp_set_error_policy(hp.opt.errorexit, hp.opt.coredump || hp.opt.debug);
     /* What the attach cost: the time the Attach Listener spent here. */
-    if (!hp_instr_in_use()) loaded = count_loaded_classes(jni);
-    hp_verbose("HPROF: attached, recording into %s (%.1f ms, %d classes loaded, %d rewritten "
-               "in %.1f ms)\n",
+    int loaded = hp_instr_in_use() ? rewrite.loaded : count_loaded_classes(jni);
+    hp_verbose("HPROF: attached, recording into %s (%.1f ms, %d classes loaded, %d rewritten in "
+               "%.1f ms, %.1f ms of CPU)\n",
                hp.output_name ? hp.output_name : "?", (double)(hp_mono_ns() - began) / 1e6, loaded,
-               rewritten, (double)rewrite_ns / 1e6);
+               rewrite.done, (double)rewrite.wall_ns / 1e6, (double)rewrite.cpu_ns / 1e6);
     return JNI_OK;
 }
 

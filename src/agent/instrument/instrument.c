@@ -325,15 +325,15 @@ static bool first_client(struct hp_setup *s)
     return hook_class_loads(s, ev, sizeof ev / sizeof ev[0]);
 }
 
-int hp_instr_attach(jvmtiEnv *jvmti, JNIEnv *jni, int *loaded)
+struct hp_retransform_cost hp_instr_attach(jvmtiEnv *jvmti, JNIEnv *jni)
 {
-    *loaded = 0;
+    struct hp_retransform_cost none = {0};
     if (!hp_jvmti_ok(jvmti,
                      (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE,
                                                         JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, NULL),
                      "SetEventNotificationMode"))
-        return 0;
-    return hp_retransform_loaded(jvmti, jni, tracker, "rewrite", loaded);
+        return none;
+    return hp_retransform_loaded(jvmti, jni, tracker, "rewrite");
 }
 
 /* Calls the tracker's static void method `name`; false if it failed. */
@@ -369,11 +369,9 @@ void hp_instr_detach(jvmtiEnv *jvmti, JNIEnv *jni)
         nanosleep(&ms, NULL);
     /* With the hook off, a retransformation gives each class the bytes it
      * was loaded with (the JVM kept them when the hook first changed it). */
-    int loaded;
-    uint64_t began = hp_mono_ns();
-    int restored = hp_retransform_loaded(jvmti, jni, tracker, "restore", &loaded);
-    hp_verbose("HPROF: %d of %d loaded classes restored in %.1f ms\n", restored, loaded,
-               (double)(hp_mono_ns() - began) / 1e6);
+    struct hp_retransform_cost c = hp_retransform_loaded(jvmti, jni, tracker, "restore");
+    hp_verbose("HPROF: %d of %d loaded classes restored in %.1f ms (%.1f ms of CPU)\n", c.done,
+               c.loaded, (double)c.wall_ns / 1e6, (double)c.cpu_ns / 1e6);
     memset(clients, 0, sizeof clients);
     n_clients = 0;
     memset(&hooks, 0, sizeof hooks);

@@ -25,6 +25,7 @@
 #define HPROF_INSTRUMENT_H
 
 #include "agent/core/mode.h"
+#include "agent/instrument/retransform.h"
 
 #include "bci/bci.h"
 #include <jni.h>
@@ -93,9 +94,8 @@ bool hp_instr_add(struct hp_setup *s, const struct hp_instr_client *c);
 bool hp_instr_in_use(void);
 
 /* Attached (hp.attached), after the capabilities are granted and before the
- * recording goes live: rewrites the classes loaded so far (retransform.h).
- * Returns how many; *loaded gets the number loaded. */
-int hp_instr_attach(jvmtiEnv *jvmti, JNIEnv *jni, int *loaded);
+ * recording goes live: rewrites the classes loaded so far. */
+struct hp_retransform_cost hp_instr_attach(jvmtiEnv *jvmti, JNIEnv *jni);
 /* `stop` of an attached recording, after its last dump: the tracker records
  * nothing more, every loaded class gets its own bytes back, the hook is off
  * and the clients are forgotten, so that a later recording starts afresh

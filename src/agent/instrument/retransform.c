@@ -1,8 +1,10 @@
 #include "agent/instrument/retransform.h"
 
+#include "agent/core/agent.h"
 #include "agent/core/error.h"
 
 #include <stdlib.h>
+#include <time.h>
 
 /* Classes per RetransformClasses call: each call is one VM operation at a
  * safepoint, so smaller batches keep every stop of the application short. */
@@ -56,11 +58,18 @@ static bool wanted(jvmtiEnv *jvmti, JNIEnv *jni, jclass k, jclass skip)
     return modifiable && !(skip && (*jni)->IsSameObject(jni, k, skip));
 }
 
-int hp_retransform_loaded(jvmtiEnv *jvmti, JNIEnv *jni, jclass skip, const char *what, int *loaded)
+static uint64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The pass itself: the number retransformed. */
+static int retransform_all(jvmtiEnv *jvmti, JNIEnv *jni, jclass skip, const char *what, int *loaded)
 {
     jint n = 0;
     jclass *classes = NULL;
-    *loaded = 0;
     if (!hp_jvmti_ok(jvmti, (*jvmti)->GetLoadedClasses(jvmti, &n, &classes), "GetLoadedClasses"))
         return 0;
     *loaded = (int)n;
@@ -82,4 +91,15 @@ int hp_retransform_loaded(jvmtiEnv *jvmti, JNIEnv *jni, jclass skip, const char 
         (*jni)->DeleteLocalRef(jni, classes[i]);
     (*jvmti)->Deallocate(jvmti, (unsigned char *)classes);
     return done;
+}
+
+struct hp_retransform_cost hp_retransform_loaded(jvmtiEnv *jvmti, JNIEnv *jni, jclass skip,
+                                                 const char *what)
+{
+    struct hp_retransform_cost c = {0};
+    uint64_t wall = hp_mono_ns(), cpu = thread_cpu_ns();
+    c.done = retransform_all(jvmti, jni, skip, what, &c.loaded);
+    c.wall_ns = hp_mono_ns() - wall;
+    c.cpu_ns = thread_cpu_ns() - cpu;
+    return c;
 }

@@ -5,12 +5,20 @@
 
 #include <jni.h>
 #include <jvmti.h>
+#include <stdint.h>
+
+/* What one pass did and cost the calling thread (the safepoints it asks
+ * for are the JVM's own; -Xlog:safepoint shows them). */
+struct hp_retransform_cost {
+    int loaded, done;         /* classes loaded, classes retransformed */
+    uint64_t wall_ns, cpu_ns; /* elapsed, and the calling thread's CPU time */
+};
 
 /* RetransformClasses on every modifiable loaded class but `skip` (the
  * tracker), in batches. A batch the JVM refuses is retried class by class,
  * and each class that still fails is reported (`what`: "rewrite" or
- * "restore") and left as it is. Returns the number retransformed; *loaded
- * gets the number of classes loaded. */
-int hp_retransform_loaded(jvmtiEnv *jvmti, JNIEnv *jni, jclass skip, const char *what, int *loaded);
+ * "restore") and left as it is. */
+struct hp_retransform_cost hp_retransform_loaded(jvmtiEnv *jvmti, JNIEnv *jni, jclass skip,
+                                                 const char *what);
 
 #endif
