@@ -60,8 +60,10 @@ verify | nocatch | local | wide)
     # C1 and C2 each compile every rewritten method of the program: a handler
     # whose own range covered its resume call made C1 give up ("error while
     # joining with exception handler"), and the method ran interpreted.
+    # -Xbatch: each compilation ends before its method runs, so a loaded
+    # machine cannot end the program before app.Program.guarded is compiled.
     for extra in "-XX:TieredStopAtLevel=1" "-XX:-TieredCompilation"; do
-        "$java" $jvm -Xcomp $extra -XX:+PrintCompilation -XX:CompileCommand=quiet \
+        "$java" $jvm -Xcomp -Xbatch $extra -XX:+PrintCompilation -XX:CompileCommand=quiet \
             -XX:CompileCommand=compileonly,app.*::* \
             -XX:CompileCommand=dontinline,hprofbci.Tracker::* -Dbci.local=true \
             -agentpath:"$agent"=$mode app.Program > "$work/compiled.txt"
