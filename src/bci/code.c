@@ -4,7 +4,6 @@
 #include "bci/calls.h"
 #include "bci/method.h"
 
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,9 +64,9 @@ static void resume_call(const mctx *m, uint32_t h, int32_t *from, int32_t *to)
  * handler itself; with the call inside, the handler is its own exception
  * predecessor through an invoke, which C1 cannot compile (bci README, C1
  * and handlers). Ranges leading elsewhere keep covering it. */
-static void write_exception_table(const mctx *m, wr_t *w, bool count_only, uint32_t *n)
+static uint32_t write_exception_table(const mctx *m, wr_t *w)
 {
-    *n = 0;
+    uint32_t n = 0;
     for (uint32_t e = 0; e < m->nexc; e++) {
         const uint8_t *x = m->exc + e * 8;
         int32_t from = m->label[be_u2(x)], to = m->label[be_u2(x + 2)], cut_from, cut_to;
@@ -79,14 +78,14 @@ static void write_exception_table(const mctx *m, wr_t *w, bool count_only, uint3
         }
         for (int k = 0; k < 2; k++) {
             if (part[k][0] >= part[k][1]) continue;
-            ++*n;
-            if (count_only) continue;
+            n++;
             wr_u2(w, (uint32_t)part[k][0]);
             wr_u2(w, (uint32_t)part[k][1]);
             wr_u2(w, (uint32_t)m->label[be_u2(x + 4)]);
             wr_u2(w, be_u2(x + 6));
         }
     }
+    return n;
 }
 
 static const char *finish(mctx *m, cf_member *mem, const smt_table *smt, int has_smt)
@@ -116,17 +115,20 @@ static const char *finish(mctx *m, cf_member *mem, const smt_table *smt, int has
     wr_u2(&w, m->max_locals + (m->local >= 0 ? code_local_size(m) : 0));
     wr_u4(&w, m->end + m->handler_len);
     code_emit(m, &w);
-    uint32_t nexc;
-    write_exception_table(m, &w, true, &nexc);
-    if (nexc + (m->catch_from >= 0) > 0xFFFF) return code_fail(m, "exception table overflow");
-    wr_u2(&w, nexc + (m->catch_from >= 0));
-    write_exception_table(m, &w, false, &nexc);
+    size_t count_at = w.len;
+    wr_u2(&w, 0); /* the entry count, known once the ranges are cut */
+    uint32_t nexc = write_exception_table(m, &w);
     if (m->catch_from >= 0) { /* last, so every original handler takes precedence */
         wr_u2(&w, (uint32_t)m->label[m->catch_from]);
         wr_u2(&w, m->end);
         wr_u2(&w, m->end);
         wr_u2(&w, 0);
+        nexc++;
     }
+    if (nexc > 0xFFFF)
+        code_fail(m, "exception table overflow");
+    else if (!w.err)
+        put_u2(w.p + count_at, nexc);
     code_emit_attrs(m, mem, smt, has_smt, &w);
     if (w.err) code_fail(m, "Code attribute too large");
     if (m->err || w.len > 0xFFFFFFFFu) {
