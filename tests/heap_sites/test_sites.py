@@ -149,6 +149,18 @@ def make_case(env):
                 r = self.one_row(t, ITEM + "[]", [self.at("primitives", "objarray")])
                 self.assertEqual((r["alloc_objs"], r["alloc_bytes"]), (n, n * array_size(4, 10)))
 
+        def test_live_bytes_follow_each_sites_sizes(self):
+            # Past its first tagged objects a site's live count is estimated;
+            # its live bytes come from its own sizes, not its class's mean.
+            n = 3000
+            _, t = self.run_prog("sizes", "", "sizes", n)
+            for site, length in (("small", 1), ("big", 1000)):
+                r = self.one_row(t, "byte[]", [self.at("sizes", site)])
+                each = array_size(1, length)
+                self.assertEqual((r["alloc_objs"], r["alloc_bytes"]), (n, n * each), site)
+                self.assertLessEqual(r["live_bytes"], r["alloc_bytes"], site)
+                self.assertEqual(r["live_bytes"], r["live_objs"] * each, site)
+
         def test_multi_dimensional(self):
             n = 2000
             for binary in (False, True):

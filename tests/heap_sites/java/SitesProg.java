@@ -51,6 +51,15 @@ public class SitesProg {
         }
     }
 
+    /* Two sites of one array class, sizes far apart: live bytes estimated
+     * past the tagged objects must follow each site's own sizes. */
+    static void sizes(int n) {
+        for (int i = 0; i < n; i++) {
+            kept.add(new byte[1]); // SITE small
+            kept.add(new byte[1000]); // SITE big
+        }
+    }
+
     static void multi(int n) {
         for (int i = 0; i < n; i++) {
             sink = new int[3][4]; // SITE multi
@@ -239,6 +248,7 @@ public class SitesProg {
             case "basic": allocate(n, Integer.parseInt(args[2])); break; // SITE dispatch
             case "prims": primitives(n); break;
             case "multi": multi(n); break;
+            case "sizes": sizes(n); break;
             case "clone": cloning(n); break;
             case "reflect": reflection(n); break;
             case "large": large(n); break;

@@ -172,9 +172,11 @@ static bool walk_heap(jvmtiEnv *jvmti, struct walk *w, uint32_t n_classes)
 /* Per class: the untagged live objects are split over the class's keys by
  * their estimated untagged survivors (sampled tags), or by their untagged
  * allocations when no sampled tag survived; never more than a key's untagged
- * allocations. A class allocated at one key only is exact. */
+ * allocations, their bytes at the key's mean allocation size. A class
+ * allocated at one key only is exact. */
 struct class_sum {
     double est, untagged;
+    uint32_t keys;
 };
 
 static void estimate(const struct walk *w, uint32_t n_keys, const uint32_t *cls,
@@ -197,6 +199,7 @@ static void estimate(const struct walk *w, uint32_t n_keys, const uint32_t *cls,
         est[k] = sampled ? untagged * (double)t->live_sampled / (double)sampled : 0;
         cs[cls[k] - HP_CLASS_SERIAL_BASE].est += est[k];
         cs[cls[k] - HP_CLASS_SERIAL_BASE].untagged += untagged;
+        cs[cls[k] - HP_CLASS_SERIAL_BASE].keys++;
     }
     for (uint32_t k = 1; k <= n_keys; k++) {
         uint32_t site = site_of[k];
@@ -215,7 +218,13 @@ static void estimate(const struct walk *w, uint32_t n_keys, const uint32_t *cls,
             if (n > untagged) n = untagged;
             uint64_t extra = (uint64_t)n;
             objs += extra;
-            bytes += (uint64_t)((double)w->u_bytes[c] * (double)extra / (double)w->u_objs[c]);
+            /* A class's arrays differ in size from site to site: past a
+             * class's only key, the key's own mean size places its bytes. */
+            if (cs[c].keys == 1)
+                bytes += (uint64_t)((double)w->u_bytes[c] * (double)extra / (double)w->u_objs[c]);
+            else if (t->objs)
+                bytes += (uint64_t)((double)t->bytes * (double)extra / (double)t->objs);
+            if (bytes > t->bytes) bytes = t->bytes;
         }
         live->objs[site] += objs * HP_SITE_ONE;
         live->bytes[site] += bytes;
