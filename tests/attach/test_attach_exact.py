@@ -2,8 +2,9 @@
 the calls made after the attach (CountTarget makes a known number on
 request); stop gives every class its own bytes back (a JVM TI probe reads a
 method's bytecode length before, during and after the recording); another
-recording on the same JVM; exact heap=sites refused; a target that exits
-during a recording. The target's output and exit code are checked.
+recording on the same JVM; a target that exits during a recording. The
+target's output and exit code are checked. Exact heap=sites attached:
+test_attach_sites.py.
 Usage (from CTest): test_attach_exact.py --java-home H --agent LIB --jar JAR
 --probe LIB"""
 import os
@@ -15,7 +16,7 @@ import hproftest as ht
 from test_attach import TARGET_EXIT, Target, TargetTest, run
 
 ROW = re.compile(r"^\s*\d+\s+\S+%\s+\S+%\s+(\d+)\s+(\d+) \S+$")
-PROBE = re.compile(r"^PROBE CountTarget\.counted (-?\d+)$", re.M)
+PROBE = re.compile(r"^PROBE CountTarget\.\w+ (-?\d+)$", re.M)
 ARGS = dict(zip(sys.argv[1::2], sys.argv[2::2]))
 
 
@@ -42,7 +43,8 @@ def counted_old(path):
                if len(r) == 4 and r[1:3] == ["CountTarget.counted(I)V", "CountTarget.run(I)V"])
 
 
-class ExactAttachTest(TargetTest):
+class CountTargetTest(TargetTest):
+    """CountTarget as the target: requests, probes, checks at its end."""
     folder = "attach_exact"
 
     def start_counting(self):
@@ -50,20 +52,21 @@ class ExactAttachTest(TargetTest):
         self.target = Target(env, self.dir, launcher=[env.java, "-cp", env.jar, "CountTarget"])
         self.expected_out = "ready\n"
 
-    def go(self, n):
-        """CountTarget calls counted() n times; returns once it said so."""
+    def go(self, n, what="go"):
+        """CountTarget calls counted() n times (or makes n objects: what is
+        foos or ints); returns once it said so."""
         self.expected_out += f"ran {n}\n"
-        self.target.proc.stdin.write(f"go {n}\n".encode())
+        self.target.proc.stdin.write(f"{what} {n}\n".encode())
         self.target.proc.stdin.flush()
         deadline = time.time() + 120
         while self.target.stdout() != self.expected_out:
             self.assertLess(time.time(), deadline, f"no 'ran {n}': {self.target.stderr()}")
             time.sleep(0.05)
 
-    def probe(self):
-        """The bytecode length of CountTarget.counted as the JVM runs it now."""
+    def probe(self, method="counted"):
+        """The bytecode length of a CountTarget method as the JVM runs it now."""
         before = len(PROBE.findall(self.target.stderr()))
-        self.jcmd("JVMTI.agent_load", ARGS["--probe"], "CountTarget.counted")
+        self.jcmd("JVMTI.agent_load", ARGS["--probe"], f"CountTarget.{method}")
         found = PROBE.findall(self.target.stderr())
         self.assertEqual(len(found), before + 1)
         self.assertGreater(int(found[-1]), 0)
@@ -78,6 +81,8 @@ class ExactAttachTest(TargetTest):
                     "cannot restore"):
             self.assertNotIn(bad, err)
 
+
+class ExactAttachTest(CountTargetTest):
     def test_cpu_times_counts_exactly_stop_restores_start_again(self):
         self.start_counting()
         self.go(300)  # before the attach: not counted
@@ -109,18 +114,6 @@ class ExactAttachTest(TargetTest):
         self.go(900)
         self.finish()  # the exit dump ends the report
         self.assertEqual(counted_old(self.path("old.txt")), 900)
-
-    def test_exact_heap_sites_is_refused_and_changes_nothing(self):
-        self.start_counting()
-        self.load(f"heap=sites,file={self.path('sites.txt')}", ok=False)
-        self.assertIn("exact heap=sites adds fields to java.lang.Thread", self.target.stderr())
-        self.assertFalse(os.path.exists(self.path("sites.txt")))
-        self.load(f"cpu=times,cutoff=0,file={self.path('times.txt')}")
-        self.go(50)
-        self.load("stop")
-        self.assertEqual(counted_per_dump(self.path("times.txt")), [50])
-        self.assertEqual(self.target.quit(), TARGET_EXIT)
-        self.assertEqual(self.target.stdout(), self.expected_out + "done\n")
 
 
 if __name__ == "__main__":

@@ -20,11 +20,17 @@
 
 static struct hp_instr_client clients[MAX_CLIENTS];
 static int n_clients;
-static struct bci_hooks hooks;           /* the union of the clients' injections */
-static jclass tracker;                   /* defined once; a later recording reuses it */
-static jclass client_class[MAX_CLIENTS]; /* clients[i].class_name, once defined */
-static bool debug;                       /* HPROF_DEBUG_BCI set: log every class left unchanged */
-static bool frames;                      /* a client makes hp_instr_trace frames */
+static struct bci_hooks hooks; /* the union of the clients' injections */
+static jclass tracker;         /* defined once; a later recording reuses it */
+/* The clients' own classes (global refs), by name: defined once in the JVM
+ * (a class cannot be undefined), later recordings find them here. */
+static struct {
+    const char *name;
+    jclass k;
+} client_classes[MAX_CLIENTS];
+static int n_client_classes;
+static bool debug;  /* HPROF_DEBUG_BCI set: log every class left unchanged */
+static bool frames; /* a client makes hp_instr_trace frames */
 /* HPROF_DEBUG_BCI: methods rewritten, and those grown past the JIT's
  * inlining sizes (bci_result), printed at exit. */
 static atomic_ulong n_methods, n_past_max_inline, n_past_freq_inline;
@@ -37,10 +43,37 @@ jclass hp_instr_tracker(void)
 
 jclass hp_instr_class(const char *class_name)
 {
-    for (int i = 0; i < n_clients; i++)
-        if (clients[i].class_name && strcmp(clients[i].class_name, class_name) == 0)
-            return client_class[i];
+    for (int i = 0; i < n_client_classes; i++)
+        if (strcmp(client_classes[i].name, class_name) == 0) return client_classes[i].k;
     return NULL;
+}
+
+/* Keeps `global` (a global ref) as the class `name`; NULL if it is NULL. */
+static jclass remember_class(const char *name, jclass global)
+{
+    if (global == NULL || n_client_classes == MAX_CLIENTS) return NULL;
+    client_classes[n_client_classes].name = name;
+    client_classes[n_client_classes++].k = global;
+    return global;
+}
+
+jclass hp_instr_define(JNIEnv *jni, const char *name, const unsigned char *bytes, size_t len)
+{
+    jclass k = hp_instr_class(name);
+    if (k != NULL) return k;
+    k = (*jni)->DefineClass(jni, name, NULL, (const jbyte *)bytes, (jsize)len);
+    if (k == NULL) {
+        /* Defined already, by another copy of the agent library. */
+        (*jni)->ExceptionClear(jni);
+        k = (*jni)->FindClass(jni, name);
+        if (k == NULL) {
+            (*jni)->ExceptionClear(jni);
+            return NULL;
+        }
+    }
+    jclass g = (*jni)->NewGlobalRef(jni, k);
+    (*jni)->DeleteLocalRef(jni, k);
+    return remember_class(name, g);
 }
 
 /* The tracker or a client's class: never rewritten. */
@@ -216,10 +249,11 @@ static void JNICALL on_vm_start(jvmtiEnv *jvmti, JNIEnv *jni)
 {
     (void)jvmti;
     tracker = define(jni, HP_TRACKER_CLASS, hp_tracker_class, hp_tracker_class_len);
-    for (int i = 0; i < n_clients; i++)
-        if (clients[i].class_name)
-            client_class[i] =
-                define(jni, clients[i].class_name, clients[i].class_bytes, clients[i].class_len);
+    for (int i = 0; i < n_clients; i++) {
+        const struct hp_instr_client *c = &clients[i];
+        if (c->class_name)
+            remember_class(c->class_name, define(jni, c->class_name, c->class_bytes, c->class_len));
+    }
 }
 
 static void print_growth(void)
@@ -384,9 +418,13 @@ bool hp_instr_add(struct hp_setup *s, const struct hp_instr_client *c)
         hp_error("too many bytecode instrumentation clients");
         return false;
     }
-    if (hp.attached && (c->field_class || c->class_name)) {
-        hp_error("exact heap=sites adds fields to java.lang.Thread, which a running JVM cannot "
-                 "give a loaded class: attach heap=sites with alloc_interval=BYTES (sampled)");
+    if (hp.attached && c->field_class) {
+        hp_error("a running JVM cannot give %s (loaded) new fields", c->field_class);
+        return false;
+    }
+    if (hp.attached && c->class_name &&
+        !hp_instr_define(hp_jni(), c->class_name, c->class_bytes, c->class_len)) {
+        hp_error("cannot define %s in the running JVM", c->class_name);
         return false;
     }
     if (n_clients == 0 && !first_client(s)) return false;

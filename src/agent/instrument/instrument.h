@@ -106,6 +106,10 @@ void hp_instr_detach(jvmtiEnv *jvmti, JNIEnv *jni);
 jclass hp_instr_tracker(void);
 /* A client's own class (a global ref), NULL until defined. */
 jclass hp_instr_class(const char *class_name);
+/* Attached: a client's class, defined now from `bytes` unless this JVM has
+ * it already (defined by an earlier recording, whose class is then returned
+ * as it is); NULL if that failed. */
+jclass hp_instr_define(JNIEnv *jni, const char *name, const unsigned char *bytes, size_t len);
 /* From VM init on (live phase): lets the injected calls record. Idempotent;
  * false if the tracker is missing. */
 bool hp_instr_engage(JNIEnv *jni);

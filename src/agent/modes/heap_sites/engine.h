@@ -42,9 +42,8 @@ struct hp_sites_engine {
      * when it could not; *live is then empty. */
     bool (*count_live)(jvmtiEnv *jvmti, JNIEnv *jni, struct hp_sites_live *live);
     void (*vm_death)(jvmtiEnv *jvmti);
-    /* `stop` in a live VM: drop the recording (NULL: the engine cannot
-     * stop, see core/attach.c). */
-    void (*stop)(jvmtiEnv *jvmti);
+    /* `stop` in a live VM: drop the recording. */
+    void (*stop)(jvmtiEnv *jvmti, JNIEnv *jni);
     /* net= CONTROL alloc tracking on/off (HP_REQ_TRACKING) and clear sites
      * (HP_REQ_CLEAR_SITES). */
     void (*control)(const struct hp_request *r);

@@ -84,8 +84,7 @@ static void vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
 
 static void stop(jvmtiEnv *jvmti, JNIEnv *jni)
 {
-    (void)jni;
-    if (engine->stop) engine->stop(jvmti);
+    engine->stop(jvmti, jni);
 }
 
 static bool selected(const struct hp_options *o)

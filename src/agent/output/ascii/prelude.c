@@ -52,5 +52,6 @@ const char hp_ascii_prelude_attached[] =
     "only the objects allocated since then (older objects are neither allocated\n"
     "nor live there); threads already running are listed as the agent found them.\n"
     "CPU TIME (cpu=times, cpu=old) counts the calls that began after the attach,\n"
-    "exactly: the classes loaded then were rewritten at the attach. Calls already\n"
+    "exactly, and SITES without alloc_interval count the allocations those calls\n"
+    "made: the classes loaded then were rewritten at the attach. Calls already\n"
     "running then are not counted, and traces leave their frames out.\n";

@@ -3,7 +3,8 @@
  * TI VMObjectAlloc adds what the JVM allocates itself (vm_alloc.c), and
  * each dump reads the counts (tally.c) and counts the live objects from a
  * tagged subset and one heap walk (collect.c). This file sets it up: the
- * rewriter client, the tracker class, the threads' shadow stacks. */
+ * rewriter client, the tracker class, the threads' shadow stacks; attached
+ * to a running JVM, the tracker's table build (sites_class.h), and `stop`. */
 #include "agent/modes/heap_sites/engine.h"
 #include "agent/core/agent.h"
 #include "agent/core/error.h"
@@ -24,8 +25,8 @@ static atomic_bool stacks;
 bool hp_sites_exact_selected(void)
 {
     /* cpu=times owns the entry/exit hooks; sampling needs SampledObjectAlloc;
-     * heap=all attached to a running JVM, where classes cannot be rewritten
-     * from the start, keeps the JVM TI route (heap=sites is refused there). */
+     * heap=all attached to a running JVM, where the objects made before the
+     * attach have no trace to cite, keeps the JVM TI route. */
     return hp.opt.alloc_interval == 0 && !hp.opt.cpu_times &&
            hp.opt.depth <= HP_SITES_EXACT_CAPACITY && !(hp.opt.heap_dump && hp.attached);
 }
@@ -38,6 +39,39 @@ static const struct bci_field thread_fields[] = {{"hprofSites", "Ljava/lang/Hpro
                                                  {"hprofSp", "I"},
                                                  {NULL, NULL}};
 
+/* Attached: the tracker's table build, defined now or by an earlier attach;
+ * false (after hp_error) if the class this JVM has cannot serve this
+ * recording: the fields build, or settings the JIT holds as constants
+ * (HprofSites.disengage) that this depth= would change. */
+static bool attached_tracker_fits(JNIEnv *jni)
+{
+    jclass k =
+        hp_instr_define(jni, HP_SITES_CLASS, hp_sites_attach_class, hp_sites_attach_class_len);
+    jfieldID fields = k ? (*jni)->GetStaticFieldID(jni, k, "THREAD_FIELDS", "Z") : NULL;
+    jfieldID width = k ? (*jni)->GetStaticFieldID(jni, k, "W", "I") : NULL;
+    if (fields == NULL || width == NULL) {
+        (*jni)->ExceptionClear(jni);
+        hp_error("heap=sites: cannot define %s in the running JVM", HP_SITES_CLASS);
+        return false;
+    }
+    if ((*jni)->GetStaticBooleanField(jni, k, fields)) {
+        hp_error("heap=sites: this JVM's java.lang.HprofSites keeps its state in Thread fields "
+                 "(a recording started with the JVM): exact heap=sites cannot attach; attach "
+                 "heap=sites with alloc_interval=BYTES (sampled)");
+        return false;
+    }
+    jint had = (*jni)->GetStaticIntField(jni, k, width);
+    jint want = hp.opt.depth > 1 ? 1 + hp.opt.depth : 1;
+    if (had != 0 && had != want) {
+        hp_error("heap=sites: exact heap=sites was attached to this JVM before with depth=%d, "
+                 "which its tracker class keeps: attach with that depth, or with "
+                 "alloc_interval=BYTES (sampled)",
+                 had > 1 ? had - 1 : 1);
+        return false;
+    }
+    return true;
+}
+
 static bool on_load(struct hp_setup *s)
 {
     if (!s->potential.can_generate_vm_object_alloc_events || !s->potential.can_tag_objects ||
@@ -49,6 +83,7 @@ static bool on_load(struct hp_setup *s)
     s->wanted->can_tag_objects = 1;
     s->wanted->can_get_bytecodes = 1;
     s->events->VMObjectAlloc = hp_sites_exact_on_vm_object_alloc;
+    if (hp.attached && !attached_tracker_fits(hp_jni())) return false;
     hp_key_table_init(hp.opt.depth > 1 ? 1 + hp.opt.depth : 1);
     hp_site_table_init();
     if (hp_sites_exact_tags_all()) hp_site_tags_use(&hp_sites_exact_tags);
@@ -64,12 +99,12 @@ static bool on_load(struct hp_setup *s)
         .site_number = hp_bsite_number,
         .invoke_number = hp_bsite_invoke,
         /* Each thread's tracker state, caller window and shadow stack, one
-         * load away. */
-        .field_class = "java/lang/Thread",
-        .fields = thread_fields,
+         * load away; attached, in the tracker's table. */
+        .field_class = hp.attached ? NULL : "java/lang/Thread",
+        .fields = hp.attached ? NULL : thread_fields,
         .class_name = HP_SITES_CLASS,
-        .class_bytes = hp_sites_class,
-        .class_len = hp_sites_class_len,
+        .class_bytes = hp.attached ? hp_sites_attach_class : hp_sites_class,
+        .class_len = hp.attached ? hp_sites_attach_class_len : hp_sites_class_len,
         .frames = true,
     };
     if (hp.opt.depth > 1 && !hp_sites_exact_on_stack()) {
@@ -165,6 +200,7 @@ static void vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
     jvmtiHeapCallbacks cb;
     memset(&cb, 0, sizeof cb);
     cb.heap_iteration_callback = tag_existing;
+    hp_sites_exact_tags_allowed(true);
     hp_jvmti_ok(jvmti,
                 (*jvmti)->IterateThroughHeap(jvmti, JVMTI_HEAP_FILTER_TAGGED, NULL, &cb, NULL),
                 "IterateThroughHeap");
@@ -177,14 +213,14 @@ static void vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
     }
     /* ThreadStart may already run on other threads: from here on it gives
      * stacks too (giveStack makes one stack per thread). */
-    atomic_store(&stacks, hp_sites_exact_on_stack());
-    if (hp_sites_exact_on_stack()) give_stacks(jvmti, jni);
+    atomic_store(&stacks, hp_sites_exact_on_stack() && !hp.attached);
+    if (atomic_load(&stacks)) give_stacks(jvmti, jni);
     hp_sites_exact_vm_alloc_record(jvmti, true);
 }
 
 static void vm_death(jvmtiEnv *jvmti)
 {
-    hp_sites_exact_stop_tags();
+    hp_sites_exact_tags_allowed(false);
     hp_sites_exact_vm_alloc_record(jvmti, false);
 }
 
@@ -208,7 +244,22 @@ static void control(const struct hp_request *r)
              r->kind == HP_REQ_CLEAR_SITES ? "clear sites" : "alloc tracking");
 }
 
-/* No stop: it rewrote classes (core/attach.c refuses stop). */
+/* `stop` of an attached recording, after its last dump and the classes'
+ * restore: the tracker counts nothing more, and no native of it runs once
+ * this returns (the JVM TI environment goes next). */
+static void stop(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+    jmethodID disengage =
+        tracker ? (*jni)->GetStaticMethodID(jni, tracker, "disengage", "()V") : NULL;
+    if (disengage) (*jni)->CallStaticVoidMethod(jni, tracker, disengage);
+    if ((*jni)->ExceptionCheck(jni)) (*jni)->ExceptionDescribe(jni);
+    hp_sites_exact_tags_allowed(false);
+    hp_sites_exact_vm_alloc_record(jvmti, false);
+    hp_site_table_forget();
+    atomic_store(&stacks, false);
+    tracker = NULL;
+}
+
 const struct hp_sites_engine hp_sites_exact_engine = {
     .on_load = on_load,
     .vm_init = vm_init,
@@ -216,5 +267,6 @@ const struct hp_sites_engine hp_sites_exact_engine = {
     .thread_end = thread_end,
     .count_live = count_live,
     .vm_death = vm_death,
+    .stop = stop,
     .control = control,
 };

@@ -40,8 +40,10 @@ static inline bool hp_sites_exact_tags_all(void)
 /* natives.c: learns the JVM's array layout that config() hands the tracker;
  * false if it fits no known layout. */
 bool hp_sites_exact_learn_layout(jvmtiEnv *jvmti, JNIEnv *jni);
-/* natives.c: no more tags from the tracker (VM death). */
-void hp_sites_exact_stop_tags(void);
+/* natives.c: whether the tracker's natives that use JVM TI (tag, own,
+ * derive) work; turned off at VM death and `stop`, which returns once no
+ * thread is inside one. */
+void hp_sites_exact_tags_allowed(bool on);
 
 /* vm_alloc.c: the VMObjectAlloc callback; the natives it recognises (false
  * if one is missing); starts/stops recording and the event. */

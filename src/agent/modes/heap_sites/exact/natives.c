@@ -14,6 +14,7 @@
 
 #include <sched.h>
 #include <string.h>
+#include <time.h>
 
 /* Per slot, the first EXACT_TAGS objects are tagged, then one in
  * SAMPLE_EVERY (a power of two); with heap=all every one. */
@@ -22,12 +23,32 @@
 
 static jint align; /* object alignment in bytes */
 /* Set at VM death: threads still allocating then would contend with the
- * exit dump for JVM TI's tag map lock (heap=all: starved it for minutes). */
+ * exit dump for JVM TI's tag map lock (heap=all: starved it for minutes).
+ * Set at `stop`, which then waits for the threads inside a native (their
+ * JVM TI environment is disposed of next). */
 static atomic_bool tags_stopped;
+static atomic_int in_natives;
 
-void hp_sites_exact_stop_tags(void)
+void hp_sites_exact_tags_allowed(bool on)
 {
-    atomic_store(&tags_stopped, true);
+    atomic_store(&tags_stopped, !on);
+    const struct timespec ms = {0, 1000000};
+    while (!on && atomic_load(&in_natives) > 0)
+        nanosleep(&ms, NULL);
+}
+
+/* Around a native's use of JVM TI: false if tags are stopped. */
+static bool native_begin(void)
+{
+    atomic_fetch_add(&in_natives, 1);
+    if (!atomic_load(&tags_stopped)) return true;
+    atomic_fetch_sub(&in_natives, 1);
+    return false;
+}
+
+static void native_end(void)
+{
+    atomic_fetch_sub(&in_natives, 1);
 }
 /* Array layout per kind (Z B C S I F J D, references): size(n) =
  * align(base + n << shift), learned from the sizes of a few arrays. */
@@ -101,11 +122,11 @@ JNIEXPORT jint JNICALL Java_java_lang_HprofSites_tag(JNIEnv *jni, jclass k, jobj
                                                      jboolean sampled)
 {
     (void)k;
-    if (o == NULL) return -1; /* engage() links the native this way */
-    if (atomic_load_explicit(&tags_stopped, memory_order_relaxed)) return -1;
+    if (o == NULL || !native_begin()) return -1; /* engage() links the native with null */
     hp_in_agent_enter();
     jint r = tag(hp.jvmti, jni, o, keys, at, kid, sampled);
     hp_in_agent_leave(hp.jvmti, jni);
+    native_end();
     return r;
 }
 
@@ -113,10 +134,13 @@ JNIEXPORT jint JNICALL Java_java_lang_HprofSites_derive(JNIEnv *jni, jclass k, j
 {
     (void)jni, (void)k;
     char *sig = NULL;
-    if (c == NULL) return -1; /* engage() links the native this way */
-    if ((*hp.jvmti)->GetClassSignature(hp.jvmti, c, &sig, NULL) != JVMTI_ERROR_NONE) return -1;
-    int d = hp_bsite_derive(site, sig);
-    (*hp.jvmti)->Deallocate(hp.jvmti, (unsigned char *)sig);
+    if (c == NULL || !native_begin()) return -1; /* engage() links the native with null */
+    int d = -1;
+    if ((*hp.jvmti)->GetClassSignature(hp.jvmti, c, &sig, NULL) == JVMTI_ERROR_NONE) {
+        d = hp_bsite_derive(site, sig);
+        (*hp.jvmti)->Deallocate(hp.jvmti, (unsigned char *)sig);
+    }
+    native_end();
     return d;
 }
 
@@ -131,10 +155,12 @@ JNIEXPORT void JNICALL Java_java_lang_HprofSites_backoff(JNIEnv *jni, jclass k, 
 JNIEXPORT void JNICALL Java_java_lang_HprofSites_own(JNIEnv *jni, jclass k, jobject o)
 {
     (void)k;
+    if (!native_begin()) return;
     hp_in_agent_enter();
     /* Site bits 0: tagged, so never counted as an untagged live object. */
     (*hp.jvmti)->SetTag(hp.jvmti, o, (jlong)hp_objid_new(0));
     hp_in_agent_leave(hp.jvmti, jni);
+    native_end();
 }
 
 JNIEXPORT jint JNICALL Java_java_lang_HprofSites_config(JNIEnv *jni, jclass k, jint what)

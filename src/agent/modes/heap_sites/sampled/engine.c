@@ -87,8 +87,9 @@ static void vm_death(jvmtiEnv *jvmti)
 /* HotSpot's default sampling interval: the JVM's own, whoever set it. */
 #define JVM_DEFAULT_SAMPLING_INTERVAL (512 * 1024)
 
-static void stop(jvmtiEnv *jvmti)
+static void stop(jvmtiEnv *jvmti, JNIEnv *jni)
 {
+    (void)jni;
     hp_site_table_forget();
     hp_jvmti_ok(jvmti, (*jvmti)->SetHeapSamplingInterval(jvmti, JVM_DEFAULT_SAMPLING_INTERVAL),
                 "SetHeapSamplingInterval");

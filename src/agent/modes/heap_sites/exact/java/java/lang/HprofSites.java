@@ -18,6 +18,15 @@
  * (hprofStk, hprofSp). The agent reads the counters at a dump through JNI,
  * and folds the slots of an ending thread into its own tables.
  *
+ * Two builds of this file (variant/): started with the JVM, the per-thread
+ * state lives in the fields above; attached to a running JVM, whose Thread
+ * class cannot get fields, each thread's instance holds its window and
+ * shadow stack itself and is found in a lock-free table keyed by the Thread
+ * object (as HprofTracker does). THREAD_FIELDS is a compile-time constant,
+ * so javac leaves the other build's code out and the start-up build is the
+ * same bytecode as with fields alone. Attached, `stop` disengages the class
+ * (disengage): states are unlinked from their threads and dropped.
+ *
  * Site numbers are made by the agent (modes/heap_sites/exact/bsite.h): the low
  * bits say what is allocated (KIND_*, MULTI for multianewarray).
  *
@@ -35,6 +44,8 @@ import jdk.internal.vm.annotation.Stable;
 
 public final class HprofSites {
     private static final int KIND_MASK = 15, MULTI = 16, KIND_REF = 8, KIND_BOX = 9;
+    /* Which build this is; the agent reads it before it reuses the class. */
+    static final boolean THREAD_FIELDS = HprofSitesVariant.THREAD_FIELDS;
 
     /* Set by the agent at VM init (engage). @Stable: once set (not 0, null
      * or false), the JIT takes these as constants, so the hooks it inlines
@@ -109,6 +120,12 @@ public final class HprofSites {
     private int np;
     private int[] pend, misses;
 
+    /* Attached build: the window, shadow stack and its height (the Thread
+     * fields hprofWin, hprofStk, hprofSp of the other build). */
+    private long win;
+    private int[] stk;
+    private int sp;
+
     private HprofSites(Thread t) {
         this.thread = t;
     }
@@ -124,6 +141,7 @@ public final class HprofSites {
             memo = new int[WINDOW ? 1 : 1 << MEMO_BITS];
             pend = new int[ALL ? 32 : 8];
             misses = new int[pend.length];
+            if (!THREAD_FIELDS && !WINDOW) stk = widened(null, 0, 1024);
         } catch (OutOfMemoryError e) {
             return false;
         }
@@ -136,6 +154,7 @@ public final class HprofSites {
         own(memo);
         own(pend);
         own(misses);
+        if (!THREAD_FIELDS && stk != null) own(stk);
         return true;
     }
 
@@ -204,7 +223,7 @@ public final class HprofSites {
 
     public static void objInit(Object o) {
         if (pending == 0) return;
-        HprofSites s = on ? Thread.currentThread().hprofSites : null;
+        HprofSites s = on ? THREAD_FIELDS ? Thread.currentThread().hprofSites : known() : null;
         if (s != null && s.np > 0) s.pair(o);
     }
 
@@ -224,6 +243,7 @@ public final class HprofSites {
 
     public static long enterWin(int mnum) {
         if (!on) return -1;
+        if (!THREAD_FIELDS) return enterMine(mnum);
         Thread t = Thread.currentThread();
         long w = t.hprofWin;
         t.hprofWin = shifted(w, mnum);
@@ -233,6 +253,10 @@ public final class HprofSites {
     }
 
     public static void exitWin(long w) {
+        if (!THREAD_FIELDS) {
+            if (w >= 0) setWin(w);
+            return;
+        }
         if (w >= 0) Thread.currentThread().hprofWin = w;
     }
 
@@ -241,12 +265,20 @@ public final class HprofSites {
             if (!on) return;
             w = 0;
         }
+        if (!THREAD_FIELDS) {
+            setWin(shifted(w, mnum));
+            return;
+        }
         Thread.currentThread().hprofWin = shifted(w, mnum);
     }
 
     /* Before a call the agent numbered (a method's calls of one name and
      * descriptor on several lines): that number in place of the method's. */
     public static void callWin(long w, int call) {
+        if (!THREAD_FIELDS) {
+            if (w >= 0) setWin(shifted(w, call));
+            return;
+        }
         if (w >= 0) Thread.currentThread().hprofWin = shifted(w, call);
     }
 
@@ -277,6 +309,7 @@ public final class HprofSites {
      * out of compiled code (compiled in, it cost fop 8 % in wall time). */
     public static int enter(int mnum) {
         if (!on) return -1;
+        if (!THREAD_FIELDS) return pushMine(mnum);
         Thread t = Thread.currentThread();
         int sp = t.hprofSp;
         int[] st = t.hprofStk;
@@ -287,17 +320,27 @@ public final class HprofSites {
     }
 
     public static void exit(int sp) {
+        if (!THREAD_FIELDS) {
+            if (sp >= 0) setHeight(sp);
+            return;
+        }
         if (sp >= 0) Thread.currentThread().hprofSp = sp;
     }
 
     /* callWin's shadow-stack form: the entry at the method's height. */
     public static void call(int sp, int call) {
         if (sp < 0) return;
-        int[] st = Thread.currentThread().hprofStk;
+        int[] st = THREAD_FIELDS ? Thread.currentThread().hprofStk : stackMine();
         if (st != null && sp < st.length) st[sp] = call;
     }
 
     public static void resume(int sp) {
+        if (!THREAD_FIELDS) {
+            /* sp -1: a frame entered before the engagement caught: every
+             * counted frame was above it. */
+            if (sp >= 0 || on) setHeight(sp + 1);
+            return;
+        }
         if (sp >= 0) Thread.currentThread().hprofSp = sp + 1;
         else if (on) Thread.currentThread().hprofSp = 0;
     }
@@ -307,6 +350,7 @@ public final class HprofSites {
      * only drops a call, as a volatile's would in the same race. */
     private static HprofSites state() {
         if (!on) return null;
+        if (!THREAD_FIELDS) return mine();
         HprofSites s = Thread.currentThread().hprofSites;
         return s != null ? s : register();
     }
@@ -331,7 +375,14 @@ public final class HprofSites {
     }
 
     private static int[] grownStack(Thread t, int top, int first) {
-        int[] st = t.hprofStk;
+        int[] a = widened(t.hprofStk, top, first);
+        t.hprofStk = a;
+        return a;
+    }
+
+    /* A copy of st with room for entry `top` (st itself if it has room or
+     * memory is short). */
+    private static int[] widened(int[] st, int top, int first) {
         int len = st == null ? first : st.length;
         while (top >= len && len < 1 << 29) len *= 2;
         if (st != null && len == st.length) return st;
@@ -348,7 +399,6 @@ public final class HprofSites {
             i = st.length;
         }
         for (; i < len; i++) a[i] = -1;
-        t.hprofStk = a;
         return a;
     }
 
@@ -533,8 +583,8 @@ public final class HprofSites {
     private int slotOnStack(int site) {
         int w = W;
         Thread t = Thread.currentThread();
-        int[] st = t.hprofStk;
-        int top = t.hprofSp - 1;
+        int[] st = THREAD_FIELDS ? t.hprofStk : stk;
+        int top = (THREAD_FIELDS ? t.hprofSp : sp) - 1;
         /* The top frame is the allocating method, known from the site: the
          * two callers below it tell contexts apart. */
         int c1 = frame(st, top, 1), c2 = frame(st, top, 2);
@@ -593,8 +643,8 @@ public final class HprofSites {
         keys[b] = site;
         if (!WINDOW) {
             Thread t = Thread.currentThread();
-            int[] st = t.hprofStk;
-            int top = t.hprofSp - 1;
+            int[] st = THREAD_FIELDS ? t.hprofStk : stk;
+            int top = (THREAD_FIELDS ? t.hprofSp : sp) - 1;
             for (int j = 0; j < w - 1; j++) keys[b + 1 + j] = frame(st, top, j);
         } else if (w > 1) {
             keys[b + 1] = TOP;
@@ -700,7 +750,9 @@ public final class HprofSites {
         Thread t = Thread.currentThread();
         lock();
         try {
-            if (t.hprofSites != null) return t.hprofSites;
+            if (!THREAD_FIELDS && !engaged) return null; /* disengaged while it waited */
+            HprofSites known = THREAD_FIELDS ? t.hprofSites : seek(t);
+            if (known != null) return known;
             HprofSites s = new HprofSites(t);
             try {
                 if (!s.init()) return null;
@@ -710,17 +762,143 @@ public final class HprofSites {
                     System.arraycopy(all, 0, a, 0, nAll);
                     all = a;
                 }
+                if (!THREAD_FIELDS) place(s);
             } catch (OutOfMemoryError e) {
                 return null;
             }
             own(s);
             s.allIndex = nAll;
             all[nAll++] = s;
-            t.hprofSites = s;
+            if (THREAD_FIELDS) t.hprofSites = s;
             return s;
         } finally {
             unlock();
         }
+    }
+
+    /* ---- attached build: states by thread ---- */
+
+    /* Thread -> state, open addressing, published whole; GONE marks a
+     * retired slot. Written under the lock only. */
+    private static volatile HprofSites[] table = THREAD_FIELDS ? null : new HprofSites[64];
+    private static int used; /* slots not null, GONE included */
+    private static HprofSites last; /* the state mine() found last */
+    private static final HprofSites GONE = THREAD_FIELDS ? null : new HprofSites(null);
+
+    /* The calling thread's state, made if it has none; null when
+     * disengaged. Most programs run one busy thread at a time: `last`
+     * finds its state without a probe and keeps the shared field unwritten
+     * while that thread stays the busy one. */
+    private static HprofSites mine() {
+        HprofSites s = last;
+        if (s != null && s.thread == Thread.currentThread()) return s;
+        return found();
+    }
+
+    @DontInline
+    private static HprofSites found() {
+        HprofSites s = seek(Thread.currentThread());
+        return s != null ? (last = s) : register();
+    }
+
+    /* As mine(), but never made: objInit runs inside register(). */
+    private static HprofSites known() {
+        HprofSites s = last;
+        Thread t = Thread.currentThread();
+        return s != null && s.thread == t ? s : seek(t);
+    }
+
+    /* t's state, without a lock; null if it has none. */
+    private static HprofSites seek(Thread t) {
+        if (!engaged) return null;
+        HprofSites[] tab = table;
+        int mask = tab.length - 1;
+        for (int i = System.identityHashCode(t) & mask;; i = (i + 1) & mask) {
+            HprofSites s = tab[i];
+            if (s == null || s.thread == t) return s;
+        }
+    }
+
+    /* Under the lock: s into the table, made larger first if half full. */
+    private static void place(HprofSites s) {
+        HprofSites[] tab = table;
+        if (2 * (used + 1) > tab.length) tab = rebuilt(tab);
+        int mask = tab.length - 1;
+        int i = System.identityHashCode(s.thread) & mask;
+        while (tab[i] != null) i = (i + 1) & mask;
+        tab[i] = s;
+        used++;
+        table = tab;
+    }
+
+    /* The table without GONE slots, twice as large while still half full. */
+    private static HprofSites[] rebuilt(HprofSites[] old) {
+        int live = 0;
+        for (HprofSites s : old) if (s != null && s != GONE) live++;
+        int n = old.length;
+        while (2 * (live + 1) > n / 2) n *= 2;
+        HprofSites[] tab = new HprofSites[n];
+        own(tab);
+        for (HprofSites s : old) {
+            if (s == null || s == GONE) continue;
+            int i = System.identityHashCode(s.thread) & (n - 1);
+            while (tab[i] != null) i = (i + 1) & (n - 1);
+            tab[i] = s;
+        }
+        used = live;
+        return tab;
+    }
+
+    /* Under the lock: t's state out of the table; null if it had none. */
+    private static HprofSites unplace(Thread t) {
+        HprofSites[] tab = table;
+        int mask = tab.length - 1;
+        for (int i = System.identityHashCode(t) & mask; tab[i] != null; i = (i + 1) & mask) {
+            if (tab[i].thread != t) continue;
+            HprofSites s = tab[i];
+            tab[i] = GONE;
+            return s;
+        }
+        return null;
+    }
+
+    /* The attached forms of the window and shadow-stack hooks: the same
+     * work on the state's own fields. Frames that were running at the
+     * attach run their old code, which calls nothing: their callers are
+     * unknown, and a thread's first state starts with an empty window and
+     * stack. */
+    private static long enterMine(int mnum) {
+        HprofSites s = mine();
+        if (s == null) return -1;
+        long w = s.win;
+        s.win = shifted(w, mnum);
+        return w & Long.MAX_VALUE;
+    }
+
+    private static void setWin(long w) {
+        HprofSites s = mine();
+        if (s != null) s.win = w;
+    }
+
+    private static int pushMine(int mnum) {
+        HprofSites s = mine();
+        if (s == null) return -1;
+        int sp = s.sp;
+        int[] st = s.stk;
+        if (st == null || sp >= st.length) st = s.stk = widened(st, sp, 64);
+        if (sp < st.length) st[sp] = mnum;
+        s.sp = sp + 1;
+        return sp;
+    }
+
+    private static void setHeight(int sp) {
+        HprofSites s = mine();
+        if (s != null) s.sp = sp;
+    }
+
+    private static int[] stackMine() {
+        HprofSites s = mine();
+        return s != null ? s.stk : null;
     }
 
     /* The lock of the thread registry, siteClass and stack growth: a spin
@@ -746,7 +924,8 @@ public final class HprofSites {
 
     static void engage() throws Exception {
         U = Unsafe.getUnsafe();
-        U.objectFieldOffset(Thread.class, "hprofSites"); /* throws if Thread was not rewritten */
+        /* Throws if Thread was not rewritten. */
+        if (THREAD_FIELDS) U.objectFieldOffset(Thread.class, "hprofSites");
         java.lang.reflect.Field f = HprofSites.class.getDeclaredField("pending");
         STATICS = U.staticFieldBase(f);
         PENDING = U.staticFieldOffset(f);
@@ -771,6 +950,7 @@ public final class HprofSites {
         }
         own(all);
         own(siteClass);
+        if (!THREAD_FIELDS) own(table);
         /* Every native is linked before the hooks go live: the VM links a
          * native on its first call through ClassLoader.findNative, Java code
          * that allocates; live hooks would call the native being linked
@@ -787,7 +967,7 @@ public final class HprofSites {
      * starts (JVM TI ThreadStart, before its first frame) or runs at VM
      * init. */
     static void giveStack(Thread t) {
-        if (!WINDOW && t.hprofStk == null) growStack(t, 0, 1024);
+        if (THREAD_FIELDS && !WINDOW && t.hprofStk == null) growStack(t, 0, 1024);
     }
 
     /* On the ending thread: forgets its state, which the agent reads one
@@ -804,11 +984,17 @@ public final class HprofSites {
 
     private static HprofSites retired() {
         Thread t = Thread.currentThread();
-        t.hprofStk = null;
-        HprofSites s = t.hprofSites;
-        if (s == null) return null;
+        HprofSites s;
+        if (THREAD_FIELDS) {
+            t.hprofStk = null;
+            s = t.hprofSites;
+            if (s == null) return null;
+            t.hprofSites = null;
+        } else {
+            s = unplace(t);
+            if (s == null) return null;
+        }
         s.thread = null;
-        t.hprofSites = null;
         HprofSites moved = all[--nAll];
         all[s.allIndex] = moved;
         moved.allIndex = s.allIndex;
@@ -818,6 +1004,30 @@ public final class HprofSites {
             if (!ALL) U.getAndAddInt(STATICS, PENDING, -1);
         }
         return s;
+    }
+
+    /* Attached, at `stop` after the last dump: nothing is counted from now
+     * on, though rewritten code still on stacks calls in. States are
+     * unlinked from their threads (so mine() misses) and dropped, and with
+     * them the site classes learned, so that a later engage starts afresh.
+     * The settings stay (@Stable: compiled code holds them), which is why
+     * the agent attaches again only with the same depth. */
+    static void disengage() {
+        engaged = false;
+        if (U == null) return; /* never engaged */
+        lock();
+        try {
+            for (int i = 0; i < nAll; i++) all[i].thread = null;
+            all = new HprofSites[16];
+            nAll = 0;
+            table = new HprofSites[64];
+            used = 0;
+            last = null;
+            siteClass = new Class<?>[1024];
+            pending = 0;
+        } finally {
+            unlock();
+        }
     }
 
     static HprofSites[] states() {
