@@ -2,9 +2,10 @@
 the calls made after the attach (CountTarget makes a known number on
 request); stop gives every class its own bytes back (a JVM TI probe reads a
 method's bytecode length before, during and after the recording); another
-recording on the same JVM; a target that exits during a recording. The
-target's output and exit code are checked. Exact heap=sites attached:
-test_attach_sites.py.
+recording on the same JVM; a target that exits during a recording. Started
+with the JVM, cpu=times and cpu=old stop the same way and a recording can
+be attached after. The target's output and exit code are checked. Exact
+heap=sites attached: test_attach_sites.py.
 Usage (from CTest): test_attach_exact.py --java-home H --agent LIB --jar JAR
 --probe LIB"""
 import os
@@ -47,10 +48,20 @@ class CountTargetTest(TargetTest):
     """CountTarget as the target: requests, probes, checks at its end."""
     folder = "attach_exact"
 
-    def start_counting(self):
+    def start_counting(self, agent_options=None):
+        """CountTarget, with the agent from its start when given options."""
         env = self.env
-        self.target = Target(env, self.dir, launcher=[env.java, "-cp", env.jar, "CountTarget"])
+        flag = [f"-agentpath:{env.agent}={agent_options}"] if agent_options else []
+        self.target = Target(env, self.dir,
+                             launcher=[env.java] + flag + ["-cp", env.jar, "CountTarget"])
         self.expected_out = "ready\n"
+
+    def original_length(self):
+        """CountTarget.counted's bytecode length in a JVM without the agent."""
+        self.start_counting()
+        length = self.probe()
+        self.finish()
+        return length
 
     def go(self, n, what="go"):
         """CountTarget calls counted() n times (or makes n objects: what is
@@ -71,6 +82,15 @@ class CountTargetTest(TargetTest):
         self.assertEqual(len(found), before + 1)
         self.assertGreater(int(found[-1]), 0)
         return int(found[-1])
+
+    def times_again(self, original):
+        """cpu=times attached once more counts exactly the calls after it,
+        and its stop leaves CountTarget.counted `original` bytes long."""
+        self.load(f"cpu=times,cutoff=0,file={self.path('again.txt')}")
+        self.go(700)
+        self.load("stop")
+        self.assertEqual(counted_per_dump(self.path("again.txt")), [700])
+        self.assertEqual(self.probe(), original)
 
     def finish(self):
         """Ends the target: its output and exit code as without an agent."""
@@ -101,11 +121,33 @@ class ExactAttachTest(CountTargetTest):
         self.load(f"cpu=samples,interval=4,file={self.path('samples.txt')}")
         self.go(100)
         self.load("stop")
-        self.load(f"cpu=times,cutoff=0,file={self.path('again.txt')}")
-        self.go(700)
+        self.times_again(original)
+        self.finish()
+
+    def test_startup_cpu_times_stopped_restored_and_attached_again(self):
+        original = self.original_length()
+        self.start_counting(f"cpu=times,cutoff=0,file={self.path('startup.txt')}")
+        self.go(1000)
+        self.assertGreater(self.probe(), original)  # rewritten as it loaded
         self.load("stop")
-        self.assertEqual(counted_per_dump(self.path("again.txt")), [700])
+        self.assertEqual(self.probe(), original)  # the bytes the JVM kept
+        self.assertEqual(counted_per_dump(self.path("startup.txt")), [1000])
+        self.go(200)  # after the stop: counted nowhere
+        self.times_again(original)
+        self.finish()
+        self.assertEqual(counted_per_dump(self.path("startup.txt")), [1000])
+
+    def test_startup_cpu_old_stopped_then_sampled(self):
+        original = self.original_length()
+        self.start_counting(f"cpu=old,file={self.path('old.txt')}")
+        self.go(900)
+        self.load("stop")
+        self.assertEqual(counted_old(self.path("old.txt")), 900)
         self.assertEqual(self.probe(), original)
+        self.load(f"cpu=samples,interval=4,file={self.path('samples.txt')}")
+        self.go(300)
+        self.load("stop")
+        self.assertTrue(ht.read_ascii(self.path("samples.txt")).sections_named("CPU SAMPLES"))
         self.finish()
 
     def test_cpu_old_target_exits_during_recording(self):

@@ -5,8 +5,8 @@
  *
  * A recording owns one JVM TI environment: disposing of it at stop drops
  * every capability, event, callback, tag and thread-local the recording
- * set. Classes an attached cpu=times or cpu=old rewrote are given their own
- * bytes back before that (instrument.h). Attach requests run one at a time
+ * set. Classes the exact modes rewrote are given their own bytes back
+ * before that (instrument.h). Attach requests run one at a time
  * on the JVM's Attach Listener. */
 #include "agent/core/agent.h"
 #include "agent/core/agent_thread.h"
@@ -37,9 +37,9 @@ static jint stop(JNIEnv *jni)
         hp_warn("stop: no hprof recording is running in this JVM");
         return JNI_ERR;
     }
-    if (hp_instr_in_use() && !hp.attached) {
-        hp_warn("stop: this recording rewrote classes from the JVM's start (exact heap=sites, "
-                "cpu=times or cpu=old); it cannot be stopped and goes on until the JVM exits");
+    const char *refusal = hp_instr_stop_refusal();
+    if (refusal != NULL) {
+        hp_warn("stop: %s; the recording goes on until the JVM exits", refusal);
         return JNI_ERR;
     }
     if (!hp_recording_end(jvmti, jni, true)) return JNI_ERR; /* the VM is exiting */

@@ -35,6 +35,9 @@ static bool frames; /* a client makes hp_instr_trace frames */
  * inlining sizes (bci_result), printed at exit. */
 static atomic_ulong n_methods, n_past_max_inline, n_past_freq_inline;
 static atomic_int hooks_running; /* threads inside on_class_file_load */
+/* The JVM keeps the bytes each class was loaded with (can_retransform_classes
+ * taken before the hook was enabled), so `stop` can give them back. */
+static bool restorable;
 
 jclass hp_instr_tracker(void)
 {
@@ -337,6 +340,7 @@ static bool first_live_client(struct hp_setup *s, JNIEnv *jni)
         return false;
     }
     s->wanted->can_retransform_classes = 1;
+    restorable = true;
     /* The hook is enabled by hp_instr_attach: enabled before the capability
      * is granted, it would make the JVM refuse the capability. */
     return hook_class_loads(s, NULL, 0);
@@ -354,6 +358,12 @@ static bool first_client(struct hp_setup *s)
     s->wanted->can_generate_all_class_hook_events = 1;
     s->wanted->can_generate_early_class_hook_events = 1;
     s->wanted->can_generate_early_vmstart = 1;
+    /* Now, before the hook is enabled: the JVM refuses it once the hook
+     * was on without it. */
+    jvmtiCapabilities retransform = {.can_retransform_classes = 1};
+    restorable = p->can_retransform_classes &&
+                 hp_jvmti_ok(hp.jvmti, (*hp.jvmti)->AddCapabilities(hp.jvmti, &retransform),
+                             "AddCapabilities");
     s->events->VMStart = on_vm_start;
     const jvmtiEvent ev[] = {JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, JVMTI_EVENT_VM_START};
     return hook_class_loads(s, ev, sizeof ev / sizeof ev[0]);
@@ -368,6 +378,20 @@ struct hp_retransform_cost hp_instr_attach(jvmtiEnv *jvmti, JNIEnv *jni)
                      "SetEventNotificationMode"))
         return none;
     return hp_retransform_loaded(jvmti, jni, tracker, "rewrite");
+}
+
+const char *hp_instr_stop_refusal(void)
+{
+    if (n_clients == 0) return NULL;
+    if (!restorable)
+        return "this JVM did not keep the bytes of the classes this recording rewrote (JVM TI "
+               "can_retransform_classes)";
+    /* The class given fields would keep its rewrite (a loaded class cannot
+     * lose fields), and the hooks there would go on recording. */
+    if (hooks.field_class != NULL)
+        return "exact heap=sites started with the JVM cannot be stopped: it gave fields to a "
+               "loaded class";
+    return NULL;
 }
 
 /* Calls the tracker's static void method `name`; false if it failed. */

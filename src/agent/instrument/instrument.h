@@ -11,7 +11,9 @@
  * the primordial phase are rewritten too, and their first call resolves the
  * already defined tracker. Attached to a running JVM, it is defined at the
  * attach (once: later recordings reuse it) and the classes already loaded
- * are retransformed; `stop` retransforms them back. Classes and methods are
+ * are retransformed. Either way `stop` retransforms them back (started with
+ * the JVM, the agent takes can_retransform_classes before enabling the hook,
+ * so that HotSpot keeps each rewritten class's own bytes). Classes and methods are
  * numbered (cnum, mnum; mnum is unique across all classes), and numbers map
  * back to jmethodIDs.
  *
@@ -93,13 +95,20 @@ bool hp_instr_add(struct hp_setup *s, const struct hp_instr_client *c);
 /* True once a mode is a client: classes are being rewritten as they load. */
 bool hp_instr_in_use(void);
 
+/* Why `stop` cannot end the recording and give the rewritten classes
+ * their own bytes back, NULL if it can: no client, or the JVM keeps those
+ * bytes (can_retransform_classes, taken at start-up before the hook is
+ * enabled, or at the attach) and every client's hooks can be disengaged. */
+const char *hp_instr_stop_refusal(void);
+
 /* Attached (hp.attached), after the capabilities are granted and before the
  * recording goes live: rewrites the classes loaded so far. */
 struct hp_retransform_cost hp_instr_attach(jvmtiEnv *jvmti, JNIEnv *jni);
-/* `stop` of an attached recording, after its last dump: the tracker records
- * nothing more, every loaded class gets its own bytes back, the hook is off
- * and the clients are forgotten, so that a later recording starts afresh
- * with the tracker as it is defined. */
+/* `stop` (attached or started with the JVM; see hp_instr_stop_refusal),
+ * after the last dump: the tracker records nothing more, every loaded class
+ * gets its own bytes back, the hook is off and the clients are forgotten,
+ * so that a later recording starts afresh with the tracker as it is
+ * defined. */
 void hp_instr_detach(jvmtiEnv *jvmti, JNIEnv *jni);
 
 /* The tracker class (a global ref), NULL until defined or if that failed. */
