@@ -11,9 +11,11 @@ the attach (-Xlog:safepoint): the pauses every application thread saw. The
 program must exit with 0 and no HPROF ERROR.
 
 Usage: bench/attach/pause.py [--jdk 17|25] [--program fop] [--scale 1]
-       [--after 6] [--reps 3] [--options cpu=samples]
-Runs bench/deps.sh and bench/prepare.sh first (as bench/run.sh does); needs
-build/hprof and build/libhprof.so."""
+       [--after 6] [--reps 3] [--options cpu=samples] [--prepared]
+Runs bench/deps.sh and bench/prepare.sh first (as bench/run.sh does) unless
+--prepared says bench/work is ready (prepare.sh rebuilds what looks older
+than the sources, so it must not run on a bench/work shared with another
+checkout); needs build/hprof and build/libhprof.so."""
 import argparse
 import datetime
 import os
@@ -91,11 +93,13 @@ def main():
     ap.add_argument("--after", type=float, default=6, help="seconds before the attach")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--options", default="cpu=samples")
+    ap.add_argument("--prepared", action="store_true", help="skip deps.sh and prepare.sh")
     args = ap.parse_args()
     home = os.environ.get(f"JDK{args.jdk}_HOME", HOMES[args.jdk])
-    subprocess.run([os.path.join(conf.BENCH, "deps.sh")], check=True)
-    subprocess.run([os.path.join(conf.BENCH, "prepare.sh"), args.scale, args.jdk, home],
-                   check=True, stdout=subprocess.DEVNULL)
+    if not args.prepared:
+        subprocess.run([os.path.join(conf.BENCH, "deps.sh")], check=True)
+        subprocess.run([os.path.join(conf.BENCH, "prepare.sh"), args.scale, args.jdk, home],
+                       check=True, stdout=subprocess.DEVNULL)
     kind, template = conf.programs()[args.program]
     cmd = [os.path.join(home, "bin", "java")] + conf.fill(
         template, conf.placeholders(args.scale, args.jdk))

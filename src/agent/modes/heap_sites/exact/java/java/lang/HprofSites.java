@@ -778,12 +778,13 @@ public final class HprofSites {
 
     /* ---- attached build: states by thread ---- */
 
-    /* Thread -> state, open addressing, published whole; GONE marks a
-     * retired slot. Written under the lock only. */
+    /* Thread -> state, open addressing. Written under the lock only: an
+     * entry is added in place, a table that grows or loses an entry is
+     * replaced by a copy, so that readers without the lock never see
+     * entries move. */
     private static volatile HprofSites[] table = THREAD_FIELDS ? null : new HprofSites[64];
-    private static int used; /* slots not null, GONE included */
+    private static int used; /* entries in the table */
     private static HprofSites last; /* the state mine() found last */
-    private static final HprofSites GONE = THREAD_FIELDS ? null : new HprofSites(null);
 
     /* The calling thread's state, made if it has none; null when
      * disengaged. Most programs run one busy thread at a time: `last`
@@ -819,47 +820,43 @@ public final class HprofSites {
         }
     }
 
-    /* Under the lock: s into the table, made larger first if half full. */
+    /* Under the lock: s into the table, a copy twice as large if half full. */
     private static void place(HprofSites s) {
         HprofSites[] tab = table;
-        if (2 * (used + 1) > tab.length) tab = rebuilt(tab);
-        int mask = tab.length - 1;
-        int i = System.identityHashCode(s.thread) & mask;
-        while (tab[i] != null) i = (i + 1) & mask;
-        tab[i] = s;
+        if (2 * (used + 1) > tab.length) tab = copy(tab, 2 * tab.length, null);
+        put(tab, s);
         used++;
         table = tab;
     }
 
-    /* The table without GONE slots, twice as large while still half full. */
-    private static HprofSites[] rebuilt(HprofSites[] old) {
-        int live = 0;
-        for (HprofSites s : old) if (s != null && s != GONE) live++;
-        int n = old.length;
-        while (2 * (live + 1) > n / 2) n *= 2;
+    private static void put(HprofSites[] tab, HprofSites s) {
+        int mask = tab.length - 1;
+        int i = System.identityHashCode(s.thread) & mask;
+        while (tab[i] != null) i = (i + 1) & mask;
+        tab[i] = s;
+    }
+
+    /* The entries of `old` but `drop` in a new table of n slots. */
+    private static HprofSites[] copy(HprofSites[] old, int n, HprofSites drop) {
         HprofSites[] tab = new HprofSites[n];
         own(tab);
-        for (HprofSites s : old) {
-            if (s == null || s == GONE) continue;
-            int i = System.identityHashCode(s.thread) & (n - 1);
-            while (tab[i] != null) i = (i + 1) & (n - 1);
-            tab[i] = s;
-        }
-        used = live;
+        for (HprofSites s : old)
+            if (s != null && s != drop) put(tab, s);
         return tab;
     }
 
-    /* Under the lock: t's state out of the table; null if it had none. */
+    /* Under the lock: t's state out of the table (a copy without it); null
+     * if it had none. Memory short, it stays, unlinked from t by retired(). */
     private static HprofSites unplace(Thread t) {
-        HprofSites[] tab = table;
-        int mask = tab.length - 1;
-        for (int i = System.identityHashCode(t) & mask; tab[i] != null; i = (i + 1) & mask) {
-            if (tab[i].thread != t) continue;
-            HprofSites s = tab[i];
-            tab[i] = GONE;
-            return s;
+        HprofSites s = seek(t);
+        if (s == null) return null;
+        try {
+            table = copy(table, table.length, s);
+            used--;
+        } catch (OutOfMemoryError e) {
+            /* kept: its thread field is cleared, so no lookup finds it */
         }
-        return null;
+        return s;
     }
 
     /* The attached forms of the window and shadow-stack hooks: the same
@@ -1017,17 +1014,21 @@ public final class HprofSites {
         if (U == null) return; /* never engaged */
         lock();
         try {
-            for (int i = 0; i < nAll; i++) all[i].thread = null;
-            all = new HprofSites[16];
-            nAll = 0;
-            table = new HprofSites[64];
-            used = 0;
-            last = null;
-            siteClass = new Class<?>[1024];
-            pending = 0;
+            forgetStates();
         } finally {
             unlock();
         }
+    }
+
+    private static void forgetStates() {
+        for (int i = 0; i < nAll; i++) all[i].thread = null;
+        last = null;
+        all = new HprofSites[16];
+        nAll = 0;
+        table = new HprofSites[64];
+        used = 0;
+        siteClass = new Class<?>[1024];
+        pending = 0;
     }
 
     static HprofSites[] states() {
