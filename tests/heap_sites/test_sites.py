@@ -128,6 +128,26 @@ def make_case(env):
             self.assertEqual(rows, {k: v for k, v in cited.items() if k in rows})
             self.assertEqual(sum(rows.values()), 18000)  # the Items kept
 
+        def test_heap_all_survivors_of_ended_threads_cite_their_trace(self):
+            # heap=all tags an object once it survives a collection, or at
+            # the dump: the objects kept by threads that ended before the
+            # dump, half of them across a collection, are live and cite
+            # their trace.
+            threads, n = 4, 30000
+            out = os.path.join(env.work, "sites-survivors.txt")
+            res = h.run_java(env, f"heap=all,file={out}",
+                             ["SitesProg", "survivors", str(n), str(threads)])
+            self.assertEqual(res.returncode, 0, res.stderr)
+            self.assertNotIn("HPROF ERROR", res.stderr)
+            prof, tables = sites.ascii_tables(out)
+            r = self.one_row(tables[0], ITEM, [self.at("keepTenth", "survivor")])
+            kept = threads * n // 10
+            self.assertEqual((r["alloc_objs"], r["live_objs"]), (threads * n, kept))
+            dump = prof.sections_named("HEAP DUMP")[0][1]
+            cited = [l for l in dump if l.startswith("OBJ ") and f"class={ITEM}@" in l
+                     and f"trace={r['trace']}," in l]
+            self.assertEqual(len(cited), kept)
+
         def test_garbage_only_site_hidden_by_default_cutoff(self):
             _, t = self.run_prog("garbage", "", "basic", 5000, 0)
             self.assertEqual(t.find(ITEM, [self.at("allocate", "basic")]), [])

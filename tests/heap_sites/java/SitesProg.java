@@ -222,6 +222,38 @@ public class SitesProg {
         sink = m;
     }
 
+    // heap=all: threads keep every tenth object, across a collection, and
+    // end before the dump.
+    static final List<Object> survivors = java.util.Collections.synchronizedList(new ArrayList<>());
+
+    static int survivorsEach;
+
+    static void survivors(int t, int n) throws Exception {
+        survivorsEach = n;
+        Thread[] ts = new Thread[t];
+        for (int k = 0; k < t; k++) {
+            // A method reference: a lambda would renumber the others.
+            ts[k] = new Thread(SitesProg::survivorTask, "survivor-" + k);
+            ts[k].start();
+        }
+        for (Thread th : ts) th.join();
+        System.gc();
+    }
+
+    static void survivorTask() {
+        survivors.add(keepTenth(survivorsEach));
+    }
+
+    static List<Item> keepTenth(int n) {
+        List<Item> mine = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            Item it = new Item(i); // SITE survivor
+            if (i % 10 == 0) mine.add(it);
+            if (i == n / 2) System.gc();
+        }
+        return mine;
+    }
+
     static volatile boolean stop;
 
     // Allocates at the basic site, then keeps two threads allocating
@@ -259,6 +291,7 @@ public class SitesProg {
             case "mixed": mixed(n); break;
             case "threads": threads(Integer.parseInt(args[2]), n); break;
             case "vthreads": vthreads(Integer.parseInt(args[2]), n); break;
+            case "survivors": survivors(Integer.parseInt(args[2]), n); break;
             default: throw new IllegalArgumentException(args[0]);
         }
         sink = null;

@@ -80,6 +80,7 @@ static void resolve_keys(jvmtiEnv *jvmti, JNIEnv *jni, uint32_t n, const struct 
 
 static void resolve_all(jvmtiEnv *jvmti, JNIEnv *jni)
 {
+    hp_sites_exact_survivors_drain(jvmti, jni); /* after the dump's collection */
     hp_sites_exact_folds_lock();
     resolve_keys(jvmti, jni, hp_key_count(), NULL);
     hp_sites_exact_folds_unlock();
@@ -143,7 +144,7 @@ static jint JNICALL count_live(jlong class_tag, jlong size, jlong *tag_ptr, jint
     return 0;
 }
 
-static bool walk_heap(jvmtiEnv *jvmti, struct walk *w, uint32_t n_classes)
+static bool walk_heap(jvmtiEnv *jvmti, JNIEnv *jni, struct walk *w, uint32_t n_classes)
 {
     uint32_t cap = 16;
     while (cap < 2 * n_classes + 2)
@@ -162,6 +163,7 @@ static bool walk_heap(jvmtiEnv *jvmti, struct walk *w, uint32_t n_classes)
         w->map.serial[i] = k->serial;
     }
     hp_gc_for_dump(jvmti);
+    hp_sites_exact_survivors_drain(jvmti, jni);
     jvmtiHeapCallbacks cb;
     memset(&cb, 0, sizeof cb);
     cb.heap_iteration_callback = count_live;
@@ -242,7 +244,7 @@ bool hp_sites_exact_collect(jvmtiEnv *jvmti, JNIEnv *jni, struct hp_sites_live *
     ts.t = w.t = calloc((size_t)w.n_keys + 1, sizeof *w.t);
     uint32_t *cls = calloc((size_t)w.n_keys + 1, sizeof *cls);
     uint32_t *site_of = calloc((size_t)w.n_keys + 1, sizeof *site_of);
-    bool ok = ts.t && cls && site_of && walk_heap(jvmti, &w, n_classes);
+    bool ok = ts.t && cls && site_of && walk_heap(jvmti, jni, &w, n_classes);
     if (ok) {
         /* After the walk: every live object was allocated before this count. */
         hp_sites_exact_tally_allocated(jvmti, jni, &ts);

@@ -21,6 +21,8 @@ static jclass tracker;
 static jmethodID m_give_stack;
 /* The tracker's methods are looked up and shadow stacks are wanted. */
 static atomic_bool stacks;
+/* heap=all: GC events wake the tagging of survivors (survivors.c). */
+static bool gc_events;
 
 bool hp_sites_exact_selected(void)
 {
@@ -86,7 +88,13 @@ static bool on_load(struct hp_setup *s)
     if (hp.attached && !attached_tracker_fits(hp_jni())) return false;
     hp_key_table_init(hp.opt.depth > 1 ? 1 + hp.opt.depth : 1);
     hp_site_table_init();
-    if (hp_sites_exact_tags_all()) hp_site_tags_use(&hp_sites_exact_tags);
+    if (hp_sites_exact_tags_all()) {
+        hp_site_tags_use(&hp_sites_exact_tags);
+        /* Survivors are tagged after each collection (survivors.c). */
+        gc_events = s->potential.can_generate_garbage_collection_events;
+        s->wanted->can_generate_garbage_collection_events = gc_events;
+        s->events->GarbageCollectionFinish = hp_sites_exact_on_gc_finish;
+    }
     struct hp_instr_client c = {
         .new_obj_name = "newObj",
         .new_obj_desc = "(I)V",
@@ -216,11 +224,14 @@ static void vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
     atomic_store(&stacks, hp_sites_exact_on_stack() && !hp.attached);
     if (atomic_load(&stacks)) give_stacks(jvmti, jni);
     hp_sites_exact_vm_alloc_record(jvmti, true);
+    /* Without it, every object is tagged as it is counted. */
+    if (hp_sites_exact_tags_all() && gc_events) hp_sites_exact_survivors_start(jvmti, jni);
 }
 
 static void vm_death(jvmtiEnv *jvmti)
 {
     hp_sites_exact_tags_allowed(false);
+    hp_sites_exact_survivors_stop();
     hp_sites_exact_vm_alloc_record(jvmti, false);
 }
 

@@ -45,6 +45,17 @@ bool hp_sites_exact_learn_layout(jvmtiEnv *jvmti, JNIEnv *jni);
  * thread is inside one. */
 void hp_sites_exact_tags_allowed(bool on);
 
+/* survivors.c, heap=all: `o` is recorded to be tagged with an ID of
+ * `site_bits` if it survives a collection (false: not recorded, tag it now);
+ * the drainer thread and the GC event that wakes it; a drain tags every
+ * recorded object still alive (dumps, after their collection); stop ends
+ * the thread (VM death). */
+bool hp_sites_exact_survivors_record(JNIEnv *jni, jobject o, uint32_t site_bits);
+bool hp_sites_exact_survivors_start(jvmtiEnv *jvmti, JNIEnv *jni);
+void JNICALL hp_sites_exact_on_gc_finish(jvmtiEnv *jvmti);
+void hp_sites_exact_survivors_drain(jvmtiEnv *jvmti, JNIEnv *jni);
+void hp_sites_exact_survivors_stop(void);
+
 /* vm_alloc.c: the VMObjectAlloc callback; the natives it recognises (false
  * if one is missing); starts/stops recording and the event. */
 void JNICALL hp_sites_exact_on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,

@@ -81,6 +81,21 @@ static bool learn_class(jvmtiEnv *jvmti, JNIEnv *jni, struct hp_bsite *b, jobjec
     return true;
 }
 
+static bool set_tag(jvmtiEnv *jvmti, jobject o, jlong tag)
+{
+    uint64_t t0 = hp_mono_ns();
+    jvmtiError err = (*jvmti)->SetTag(jvmti, o, tag);
+    /* Over 20 us: it waited for the tag map's lock. Threads tagging in a
+     * loop took it back at once, and a thread woken for it rarely got a
+     * CPU first (heap=all, ManyThreadsExit on JDK 25: main made its 200
+     * threads in over 300 s; yielding, the run took 90 s, as on the JVM TI
+     * route). */
+    if (hp_mono_ns() - t0 > 20000) sched_yield();
+    return err == JVMTI_ERROR_NONE;
+}
+
+/* heap=all records the object to be tagged if it survives a collection
+ * (survivors.c); otherwise, or when that is full, it is tagged now. */
 static jint tag(jvmtiEnv *jvmti, JNIEnv *jni, jobject o, jintArray keys, jint at, jint kid,
                 jboolean sampled)
 {
@@ -102,16 +117,9 @@ static jint tag(jvmtiEnv *jvmti, JNIEnv *jni, jobject o, jintArray keys, jint at
     }
     struct hp_key *key = hp_key_get((uint32_t)kid);
     if (key == NULL) return -1;
-    hp_objid_t id = hp_objid_new((uint32_t)kid | (sampled ? HP_KEY_SAMPLED : 0));
-    uint64_t t0 = hp_mono_ns();
-    jvmtiError err = (*jvmti)->SetTag(jvmti, o, (jlong)id);
-    /* Over 20 us: it waited for the tag map's lock. Threads tagging in a
-     * loop took it back at once, and a thread woken for it rarely got a
-     * CPU first (heap=all, ManyThreadsExit on JDK 25: main made its 200
-     * threads in over 300 s; yielding, the run took 90 s, as on the JVM TI
-     * route). */
-    if (hp_mono_ns() - t0 > 20000) sched_yield();
-    if (err != JVMTI_ERROR_NONE) return -1;
+    uint32_t bits = (uint32_t)kid | (sampled ? HP_KEY_SAMPLED : 0);
+    bool later = hp_sites_exact_tags_all() && hp_sites_exact_survivors_record(jni, o, bits);
+    if (!later && !set_tag(jvmti, o, (jlong)hp_objid_new(bits))) return -1;
     atomic_fetch_add_explicit(&key->tagged, 1, memory_order_relaxed);
     if (sampled) atomic_fetch_add_explicit(&key->sampled, 1, memory_order_relaxed);
     return kid;
