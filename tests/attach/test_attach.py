@@ -1,9 +1,8 @@
 """Attaching the agent to a running JVM with jcmd: a 3:1 CPU split recorded
 after the start, data_dump, stop and start again on one JVM, a second
-attach refused, the sampled modes, a startup exact heap=sites recording
-that cannot be stopped, a startup agent stopped and restarted, a target exiting
-mid-recording; the target's output and exit code are those of a run without
-the agent. The exact modes attached: test_attach_exact.py.
+attach refused, the sampled modes, a startup agent stopped and restarted, a
+target exiting mid-recording; the target's output and exit code are those
+of a run without the agent. The exact modes attached: test_attach_exact.py.
 Usage (from CTest): test_attach.py --java-home H --agent LIB --jar JAR"""
 import os
 import re
@@ -191,16 +190,6 @@ class AttachTest(TargetTest):
         self.assertTrue(dump.named("HEAP DUMP SEGMENT") or dump.named("HEAP DUMP"))
         err = self.assert_target_unchanged()
         self.assertNotIn("WARNING", err)  # -XX:+EnableDynamicAgentLoading silences JEP 451
-
-    def test_startup_exact_heap_sites_cannot_be_stopped(self):
-        self.start(agent_options=f"heap=sites,file={self.path('sites.txt')}")
-        self.load("stop", ok=False)
-        self.assertIn("exact heap=sites started with the JVM cannot be stopped",
-                      self.target.stderr())
-        self.assertEqual(self.target.quit(), TARGET_EXIT)
-        self.assertEqual(self.target.stdout(), TARGET_OUT)
-        sites = ht.read_ascii(self.path("sites.txt")).sections_named("SITES")
-        self.assertEqual(len(sites), 1)  # the exit dump of the recording that went on
 
     def test_startup_agent_stopped_and_restarted(self):
         self.start(agent_options=f"cpu=samples,interval=4,file={self.path('startup.txt')}")

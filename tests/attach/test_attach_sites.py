@@ -5,9 +5,10 @@ are neither), cumulatively over a data dump and the final dump of stop;
 stop gives the classes their own bytes back (the JVM TI probe); exact
 heap=sites and cpu=times again on the same JVM; the shadow-stack route
 (depth=8); another depth refused once the tracker class kept one; a target
-that exits during a recording. The target's output and exit code are
-checked. Usage (from CTest): test_attach_sites.py --java-home H --agent LIB
---jar JAR --probe LIB"""
+that exits during a recording; exact heap=sites and heap=all started with
+the JVM, stopped (java.lang.Thread keeps its rewrite), then cpu=times. The
+target's output and exit code are checked. Usage (from CTest):
+test_attach_sites.py --java-home H --agent LIB --jar JAR --probe LIB"""
 import os
 import sys
 
@@ -84,6 +85,40 @@ class SitesAttachTest(CountTargetTest):
         self.assertEqual(self.target.quit(), TARGET_EXIT)  # the exit dump ends the report
         self.assertEqual(self.target.stdout(), self.expected_out + "done\n")
         self.assertEqual(made(self.path("deep2.txt"), "int[]", "makeInts"), ([(300, 300)], {1}))
+
+    def startup_stopped(self, options):
+        """Exact heap=sites (or heap=all) started with the JVM: 1000 Foos
+        counted, stop restores makeFoos but keeps Thread's rewrite; exact
+        heap=sites cannot attach again, cpu=times can. Returns the report."""
+        self.start_counting()
+        counted, foos = self.probe(), self.probe("makeFoos")
+        self.finish()
+        report = self.path("startup.txt")
+        self.start_counting(f"{options},cutoff=0,file={report}")
+        self.go(1000, "foos")
+        self.assertGreater(self.probe("makeFoos"), foos)
+        self.load("stop")
+        self.assertEqual(self.probe("makeFoos"), foos)
+        self.assertIn("class java/lang/Thread keeps the fields", self.target.stderr())
+        (table,), _ = made(report, FOO, "makeFoos")
+        self.assertEqual(table, (1000, 1000))
+        self.go(100, "foos")  # after the stop: counted nowhere
+        self.load(f"heap=sites,file={self.path('again.txt')}", ok=False)
+        self.assertIn("keeps its state in Thread fields", self.target.stderr())
+        self.assertFalse(os.path.exists(self.path("again.txt")))
+        self.times_again(counted)
+        self.assertEqual(self.target.quit(), TARGET_EXIT)
+        self.assertEqual(self.target.stdout(), self.expected_out + "done\n")
+        for bad in ("SIGSEGV", "hs_err", "Exception", "cannot rewrite", "cannot restore"):
+            self.assertNotIn(bad, self.target.stderr())
+        return report
+
+    def test_startup_stopped_restored_then_cpu_times(self):
+        self.startup_stopped("heap=sites")
+
+    def test_startup_heap_all_stopped(self):
+        report = self.startup_stopped("heap=all")
+        self.assertTrue(ht.read_ascii(report).sections_named("HEAP DUMP"))
 
 
 if __name__ == "__main__":

@@ -38,6 +38,10 @@ static atomic_int hooks_running; /* threads inside on_class_file_load */
 /* The JVM keeps the bytes each class was loaded with (can_retransform_classes
  * taken before the hook was enabled), so `stop` can give them back. */
 static bool restorable;
+/* The class a start-up recording gave fields (a global ref), NULL if none:
+ * a loaded class cannot lose fields, so it keeps them and its rewrite for
+ * the JVM's life, and no later pass retransforms it. */
+static jclass widened;
 
 jclass hp_instr_tracker(void)
 {
@@ -369,6 +373,19 @@ static bool first_client(struct hp_setup *s)
     return hook_class_loads(s, ev, sizeof ev / sizeof ev[0]);
 }
 
+/* The classes no rewrite or restore touches: the hook classes and the one
+ * given fields. Fills skip (MAX_CLIENTS + 2 entries) and returns their
+ * number. */
+static int kept_as_they_are(jclass *skip)
+{
+    int n = 0;
+    skip[n++] = tracker;
+    for (int i = 0; i < n_client_classes; i++)
+        skip[n++] = client_classes[i].k;
+    if (widened) skip[n++] = widened;
+    return n;
+}
+
 struct hp_retransform_cost hp_instr_attach(jvmtiEnv *jvmti, JNIEnv *jni)
 {
     struct hp_retransform_cost none = {0};
@@ -377,21 +394,15 @@ struct hp_retransform_cost hp_instr_attach(jvmtiEnv *jvmti, JNIEnv *jni)
                                                         JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, NULL),
                      "SetEventNotificationMode"))
         return none;
-    return hp_retransform_loaded(jvmti, jni, tracker, "rewrite");
+    jclass skip[MAX_CLIENTS + 2];
+    return hp_retransform_loaded(jvmti, jni, skip, kept_as_they_are(skip), "rewrite");
 }
 
 const char *hp_instr_stop_refusal(void)
 {
-    if (n_clients == 0) return NULL;
-    if (!restorable)
-        return "this JVM did not keep the bytes of the classes this recording rewrote (JVM TI "
-               "can_retransform_classes)";
-    /* The class given fields would keep its rewrite (a loaded class cannot
-     * lose fields), and the hooks there would go on recording. */
-    if (hooks.field_class != NULL)
-        return "exact heap=sites started with the JVM cannot be stopped: it gave fields to a "
-               "loaded class";
-    return NULL;
+    if (n_clients == 0 || restorable) return NULL;
+    return "this JVM did not keep the bytes of the classes this recording rewrote (JVM TI "
+           "can_retransform_classes)";
 }
 
 /* Calls the tracker's static void method `name`; false if it failed. */
@@ -411,6 +422,18 @@ bool hp_instr_engage(JNIEnv *jni)
     return call_tracker(jni, "engage");
 }
 
+/* At the stop of the recording that gave hooks.field_class its fields. */
+static void keep_widened(JNIEnv *jni)
+{
+    jclass k = (*jni)->FindClass(jni, hooks.field_class);
+    if ((*jni)->ExceptionCheck(jni)) (*jni)->ExceptionClear(jni);
+    widened = k ? (*jni)->NewGlobalRef(jni, k) : NULL;
+    if (widened)
+        hp_note("class %s keeps the fields and the rewrite this recording gave it (a loaded "
+                "class cannot lose fields); its calls to the disengaged tracker record nothing",
+                hooks.field_class);
+}
+
 void hp_instr_detach(jvmtiEnv *jvmti, JNIEnv *jni)
 {
     /* Rewritten code still on stacks goes on calling the tracker: it must
@@ -425,9 +448,12 @@ void hp_instr_detach(jvmtiEnv *jvmti, JNIEnv *jni)
     const struct timespec ms = {0, 1000000};
     while (atomic_load(&hooks_running) > 0)
         nanosleep(&ms, NULL);
+    if (hooks.field_class) keep_widened(jni);
     /* With the hook off, a retransformation gives each class the bytes it
      * was loaded with (the JVM kept them when the hook first changed it). */
-    struct hp_retransform_cost c = hp_retransform_loaded(jvmti, jni, tracker, "restore");
+    jclass skip[MAX_CLIENTS + 2];
+    struct hp_retransform_cost c =
+        hp_retransform_loaded(jvmti, jni, skip, kept_as_they_are(skip), "restore");
     hp_verbose("HPROF: %d of %d loaded classes restored in %.1f ms (%.1f ms of CPU)\n", c.done,
                c.loaded, (double)c.wall_ns / 1e6, (double)c.cpu_ns / 1e6);
     memset(clients, 0, sizeof clients);

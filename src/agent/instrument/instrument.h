@@ -98,7 +98,7 @@ bool hp_instr_in_use(void);
 /* Why `stop` cannot end the recording and give the rewritten classes
  * their own bytes back, NULL if it can: no client, or the JVM keeps those
  * bytes (can_retransform_classes, taken at start-up before the hook is
- * enabled, or at the attach) and every client's hooks can be disengaged. */
+ * enabled, or at the attach). */
 const char *hp_instr_stop_refusal(void);
 
 /* Attached (hp.attached), after the capabilities are granted and before the
@@ -108,7 +108,10 @@ struct hp_retransform_cost hp_instr_attach(jvmtiEnv *jvmti, JNIEnv *jni);
  * after the last dump: the tracker records nothing more, every loaded class
  * gets its own bytes back, the hook is off and the clients are forgotten,
  * so that a later recording starts afresh with the tracker as it is
- * defined. */
+ * defined. Left as they are, by this and every later pass: the hook
+ * classes, and the class a client gave fields (java.lang.Thread under
+ * exact heap=sites), which cannot lose them; the client's own stop
+ * disengages the hooks left there. */
 void hp_instr_detach(jvmtiEnv *jvmti, JNIEnv *jni);
 
 /* The tracker class (a global ref), NULL until defined or if that failed. */

@@ -51,11 +51,14 @@ static int retransform_batch(jvmtiEnv *jvmti, jclass *classes, jint n, const cha
     return done;
 }
 
-static bool wanted(jvmtiEnv *jvmti, JNIEnv *jni, jclass k, jclass skip)
+static bool wanted(jvmtiEnv *jvmti, JNIEnv *jni, jclass k, const jclass *skip, int n_skip)
 {
     jboolean modifiable = JNI_FALSE;
-    if ((*jvmti)->IsModifiableClass(jvmti, k, &modifiable) != JVMTI_ERROR_NONE) return false;
-    return modifiable && !(skip && (*jni)->IsSameObject(jni, k, skip));
+    if ((*jvmti)->IsModifiableClass(jvmti, k, &modifiable) != JVMTI_ERROR_NONE || !modifiable)
+        return false;
+    for (int i = 0; i < n_skip; i++)
+        if (skip[i] && (*jni)->IsSameObject(jni, k, skip[i])) return false;
+    return true;
 }
 
 static uint64_t thread_cpu_ns(void)
@@ -66,7 +69,8 @@ static uint64_t thread_cpu_ns(void)
 }
 
 /* The pass itself: the number retransformed. */
-static int retransform_all(jvmtiEnv *jvmti, JNIEnv *jni, jclass skip, const char *what, int *loaded)
+static int retransform_all(jvmtiEnv *jvmti, JNIEnv *jni, const jclass *skip, int n_skip,
+                           const char *what, int *loaded)
 {
     jint n = 0;
     jclass *classes = NULL;
@@ -76,7 +80,7 @@ static int retransform_all(jvmtiEnv *jvmti, JNIEnv *jni, jclass skip, const char
     /* The wanted classes first, in place; the others' references go now. */
     jint kept = 0;
     for (jint i = 0; i < n; i++) {
-        if (wanted(jvmti, jni, classes[i], skip))
+        if (wanted(jvmti, jni, classes[i], skip, n_skip))
             classes[kept++] = classes[i];
         else
             (*jni)->DeleteLocalRef(jni, classes[i]);
@@ -93,12 +97,12 @@ static int retransform_all(jvmtiEnv *jvmti, JNIEnv *jni, jclass skip, const char
     return done;
 }
 
-struct hp_retransform_cost hp_retransform_loaded(jvmtiEnv *jvmti, JNIEnv *jni, jclass skip,
-                                                 const char *what)
+struct hp_retransform_cost hp_retransform_loaded(jvmtiEnv *jvmti, JNIEnv *jni, const jclass *skip,
+                                                 int n_skip, const char *what)
 {
     struct hp_retransform_cost c = {0};
     uint64_t wall = hp_mono_ns(), cpu = thread_cpu_ns();
-    c.done = retransform_all(jvmti, jni, skip, what, &c.loaded);
+    c.done = retransform_all(jvmti, jni, skip, n_skip, what, &c.loaded);
     c.wall_ns = hp_mono_ns() - wall;
     c.cpu_ns = thread_cpu_ns() - cpu;
     return c;

@@ -255,9 +255,9 @@ static void control(const struct hp_request *r)
              r->kind == HP_REQ_CLEAR_SITES ? "clear sites" : "alloc tracking");
 }
 
-/* `stop` of an attached recording, after its last dump and the classes'
- * restore: the tracker counts nothing more, and no native of it runs once
- * this returns (the JVM TI environment goes next). */
+/* `stop`, after the last dump and the classes' restore: the tracker
+ * counts nothing more, and no native of it runs once this returns (the JVM
+ * TI environment goes next). */
 static void stop(jvmtiEnv *jvmti, JNIEnv *jni)
 {
     jmethodID disengage =
@@ -267,6 +267,9 @@ static void stop(jvmtiEnv *jvmti, JNIEnv *jni)
     hp_sites_exact_tags_allowed(false);
     hp_sites_exact_vm_alloc_record(jvmti, false);
     hp_site_table_forget();
+    /* heap=all's keys in tags (start-up only) mean nothing to a later
+     * recording, whose tags carry sites. */
+    hp_site_tags_use(NULL);
     atomic_store(&stacks, false);
     tracker = NULL;
 }

@@ -750,7 +750,7 @@ public final class HprofSites {
         Thread t = Thread.currentThread();
         lock();
         try {
-            if (!THREAD_FIELDS && !engaged) return null; /* disengaged while it waited */
+            if (!engaged) return null; /* disengaged while it waited */
             HprofSites known = THREAD_FIELDS ? t.hprofSites : seek(t);
             if (known != null) return known;
             HprofSites s = new HprofSites(t);
@@ -1003,12 +1003,14 @@ public final class HprofSites {
         return s;
     }
 
-    /* Attached, at `stop` after the last dump: nothing is counted from now
-     * on, though rewritten code still on stacks calls in. States are
-     * unlinked from their threads (so mine() misses) and dropped, and with
-     * them the site classes learned, so that a later engage starts afresh.
-     * The settings stay (@Stable: compiled code holds them), which is why
-     * the agent attaches again only with the same depth. */
+    /* At `stop` after the last dump: nothing is counted from now on,
+     * though rewritten code still on stacks calls in (and, in the start-up
+     * build, Thread's own methods, which keep their rewrite). States are
+     * unlinked from their threads (so mine() misses, and Thread's field is
+     * null) and dropped, and with them the site classes learned, so that a
+     * later engage starts afresh. The settings stay (@Stable: compiled code
+     * holds them), which is why the agent attaches again only with the same
+     * depth. */
     static void disengage() {
         engaged = false;
         if (U == null) return; /* never engaged */
@@ -1021,7 +1023,10 @@ public final class HprofSites {
     }
 
     private static void forgetStates() {
-        for (int i = 0; i < nAll; i++) all[i].thread = null;
+        for (int i = 0; i < nAll; i++) {
+            if (THREAD_FIELDS && all[i].thread != null) all[i].thread.hprofSites = null;
+            all[i].thread = null;
+        }
         last = null;
         all = new HprofSites[16];
         nAll = 0;
