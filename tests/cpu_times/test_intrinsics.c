@@ -34,13 +34,20 @@ static void utf8(struct buf *b, const char *s)
     b->n += strlen(s);
 }
 
+enum body { NO_CODE, ALLOCATES, ASSERTS, COMPUTES };
+
 /* Class M with max(II)I annotated @Bar(v=@Bar) then @IntrinsicCandidate,
- * other(II)I annotated @Bar only, and a Long constant (two pool slots). */
-static size_t build(struct buf *b, const char *annotation)
+ * with a Code attribute per `body`, other(II)I annotated @Bar only, and a
+ * Long constant (two pool slots). */
+static size_t build(struct buf *b, const char *annotation, enum body body)
 {
+    static const uint8_t code[][4] = {
+        [ALLOCATES] = {0x04, 0xbc, 10, 0xb0},   /* iconst_1; newarray int; areturn */
+        [ASSERTS] = {0xbb, 0, 16, 0xbf},        /* new AssertionError; athrow */
+        [COMPUTES] = {0x1a, 0x1b, 0x60, 0xac}}; /* iload_0; iload_1; iadd; ireturn */
     b->n = 0;
     u4(b, 0xCAFEBABE), u2(b, 0), u2(b, 61);
-    u2(b, 14);                                 /* pool count */
+    u2(b, 17);                                 /* pool count */
     utf8(b, "M");                              /* 1 */
     u1(b, 7), u2(b, 1);                        /* 2 Class M */
     utf8(b, "java/lang/Object");               /* 3 */
@@ -53,10 +60,20 @@ static size_t build(struct buf *b, const char *annotation)
     utf8(b, "Lfoo/Bar;");                      /* 10 */
     utf8(b, "v");                              /* 11 */
     u1(b, 5), u4(b, 0), u4(b, 7);              /* 12-13 Long */
+    utf8(b, "Code");                           /* 14 */
+    utf8(b, "java/lang/AssertionError");       /* 15 */
+    u1(b, 7), u2(b, 15);                       /* 16 */
     u2(b, 0x21), u2(b, 2), u2(b, 4), u2(b, 0); /* access, this, super, interfaces */
     u2(b, 0);                                  /* fields */
     u2(b, 2);                                  /* methods */
-    u2(b, 9), u2(b, 5), u2(b, 6), u2(b, 1);    /* max */
+    u2(b, 9), u2(b, 5), u2(b, 6), u2(b, body == NO_CODE ? 1 : 2); /* max */
+    if (body != NO_CODE) {
+        u2(b, 14), u4(b, 2 + 2 + 4 + 4 + 2 + 2);
+        u2(b, 2), u2(b, 2), u4(b, 4);
+        for (int i = 0; i < 4; i++)
+            u1(b, code[body][i]);
+        u2(b, 0), u2(b, 0); /* exception table, attributes */
+    }
     u2(b, 7), u4(b, 2 + (6 + 1 + 4) + 4);
     u2(b, 2);
     u2(b, 10), u2(b, 1), u2(b, 11), u1(b, '@'), u2(b, 10), u2(b, 0); /* @Bar(v=@Bar) */
@@ -75,14 +92,32 @@ static void finds_annotated_methods_only(void **state)
     struct buf b;
     struct hp_intrinsics in;
     for (int old = 0; old < 2; old++) {
-        size_t n = build(&b, old ? "Ljdk/internal/HotSpotIntrinsicCandidate;"
-                                 : "Ljdk/internal/vm/annotation/IntrinsicCandidate;");
+        size_t n = build(&b,
+                         old ? "Ljdk/internal/HotSpotIntrinsicCandidate;"
+                             : "Ljdk/internal/vm/annotation/IntrinsicCandidate;",
+                         NO_CODE);
         hp_intrinsics_scan(b.b, n, &in);
         assert_int_equal(in.n, 1);
-        assert_true(hp_intrinsics_has(&in, "max", "(II)I"));
-        assert_false(hp_intrinsics_has(&in, "other", "(II)I"));
-        assert_false(hp_intrinsics_has(&in, "max", "(I)I"));
+        assert_int_equal(hp_intrinsics_kind(&in, "max", "(II)I"), HP_INTRINSIC);
+        assert_int_equal(hp_intrinsics_kind(&in, "other", "(II)I"), HP_NOT_INTRINSIC);
+        assert_int_equal(hp_intrinsics_kind(&in, "max", "(I)I"), HP_NOT_INTRINSIC);
     }
+}
+
+/* An array or a `new` in the body makes an allocating intrinsic; an
+ * AssertionError (made only to be thrown) does not. */
+static void tells_allocating_intrinsics(void **state)
+{
+    (void)state;
+    struct buf b;
+    struct hp_intrinsics in;
+    const char *ic = "Ljdk/internal/vm/annotation/IntrinsicCandidate;";
+    hp_intrinsics_scan(b.b, build(&b, ic, ALLOCATES), &in);
+    assert_int_equal(hp_intrinsics_kind(&in, "max", "(II)I"), HP_INTRINSIC_ALLOCATING);
+    hp_intrinsics_scan(b.b, build(&b, ic, ASSERTS), &in);
+    assert_int_equal(hp_intrinsics_kind(&in, "max", "(II)I"), HP_INTRINSIC);
+    hp_intrinsics_scan(b.b, build(&b, ic, COMPUTES), &in);
+    assert_int_equal(hp_intrinsics_kind(&in, "max", "(II)I"), HP_INTRINSIC);
 }
 
 static void ignores_other_annotations(void **state)
@@ -90,7 +125,7 @@ static void ignores_other_annotations(void **state)
     (void)state;
     struct buf b;
     struct hp_intrinsics in;
-    hp_intrinsics_scan(b.b, build(&b, "Lfoo/Baz;"), &in);
+    hp_intrinsics_scan(b.b, build(&b, "Lfoo/Baz;", ALLOCATES), &in);
     assert_int_equal(in.n, 0);
 }
 
@@ -99,7 +134,7 @@ static void truncated_class_is_safe(void **state)
     (void)state;
     struct buf b;
     struct hp_intrinsics in;
-    size_t n = build(&b, "Ljdk/internal/vm/annotation/IntrinsicCandidate;");
+    size_t n = build(&b, "Ljdk/internal/vm/annotation/IntrinsicCandidate;", ALLOCATES);
     for (size_t cut = 0; cut < n; cut++) {
         hp_intrinsics_scan(b.b, cut, &in);
         assert_true(in.n <= 1);
@@ -110,6 +145,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(finds_annotated_methods_only),
+        cmocka_unit_test(tells_allocating_intrinsics),
         cmocka_unit_test(ignores_other_annotations),
         cmocka_unit_test(truncated_class_is_safe),
     };

@@ -284,6 +284,12 @@ def make_case(env):
             r = self.one_row(t, "long[]", [self.at("intrinsics", "newinstance")])
             self.assertEqual((r["alloc_objs"], r["alloc_bytes"]), (n, n * array_size(8, 10)))
             self.assertEqual(total(ITEM, ("sun.misc.Unsafe", "allocateInstance")), (n, n * ITEM_SIZE))
+            # @IntrinsicCandidate methods whose bytecode allocates:
+            # Integer.toString(int) and StringBuilder.toString (JDK 25).
+            self.assertEqual(total("java.lang.String", ("java.lang.Integer", "toString"))[0], n)
+            built = [r for r in t.rows if r["cls"] == "java.lang.String"
+                     and ("SitesProg", "built") in [f[:2] for f in r["frames"]]]
+            self.assertEqual(sum(r["alloc_objs"] for r in built), n)
 
         def test_outside_tlab(self):
             n = 40

@@ -110,12 +110,23 @@ jmethodID hp_instr_method(int mnum)
 /* What one rewrite collects through the bci numbering callbacks. */
 struct numbering {
     uint32_t cnum;
+    const char *class_name; /* internal form */
     bool is_object;
     struct hp_intrinsics intrinsics;
     int *mnums;
     uint32_t n, cap;
     bool failed;
 };
+
+/* An allocating intrinsic is rewritten when a client counting allocations
+ * asks for it. */
+static bool rewrites_intrinsic(const char *owner, const char *name, const char *desc)
+{
+    for (int i = 0; i < n_clients; i++)
+        if (clients[i].rewrites_intrinsic && clients[i].rewrites_intrinsic(owner, name, desc))
+            return true;
+    return false;
+}
 
 static int number_method(void *ctx, const char *name, const char *desc, uint16_t access)
 {
@@ -124,7 +135,10 @@ static int number_method(void *ctx, const char *name, const char *desc, uint16_t
     /* Object.<init> runs for every allocation, the tracker's own included:
      * an entry call there would recurse into the tracker. */
     if (nb->is_object && strcmp(name, "<init>") == 0) return BCI_SKIP;
-    if (hp_intrinsics_has(&nb->intrinsics, name, desc)) return BCI_SKIP;
+    enum hp_intrinsic kind = hp_intrinsics_kind(&nb->intrinsics, name, desc);
+    if (kind == HP_INTRINSIC ||
+        (kind == HP_INTRINSIC_ALLOCATING && !rewrites_intrinsic(nb->class_name, name, desc)))
+        return BCI_SKIP;
     if (nb->n == nb->cap) {
         uint32_t cap = nb->cap ? 2 * nb->cap : 32;
         int *m = realloc(nb->mnums, sizeof *m * cap);
@@ -184,7 +198,7 @@ static void rewrite_class(jvmtiEnv *jvmti, JNIEnv *jni, jclass redefined, jobjec
         name = buf;
     }
     if (is_hook_class(name)) return;
-    struct numbering nb = {.is_object = strcmp(name, "java/lang/Object") == 0};
+    struct numbering nb = {.class_name = name, .is_object = strcmp(name, "java/lang/Object") == 0};
     hp_intrinsics_scan(data, (size_t)len, &nb.intrinsics);
     nb.cnum = hp_num_class(jni, name, loader);
     if (nb.cnum == 0) return;

@@ -59,6 +59,12 @@ struct hp_instr_client {
     int (*site_number)(void *ctx, const struct bci_site *site, uint32_t cnum);
     /* Numbers of the invocations to hook (NULL: none). */
     int (*invoke_number)(void *ctx, const struct bci_invoke *inv, uint32_t cnum);
+    /* A client counting allocations: true for an @IntrinsicCandidate method
+     * whose bytecode allocates and that is to be rewritten like any other
+     * method, false for those whose JIT replacements allocate too (counted
+     * at their calls, or not at all). NULL: every intrinsic is left alone
+     * (intrinsics.h). */
+    bool (*rewrites_intrinsic)(const char *owner, const char *name, const char *desc);
     void *ctx;
     /* The class the client's hooks call when not HprofTracker (NULL): a
      * class file (internal name, bytes) defined like HprofTracker. */

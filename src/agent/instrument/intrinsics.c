@@ -1,5 +1,7 @@
 #include "agent/instrument/intrinsics.h"
 
+#include "bci/insn.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,11 +30,12 @@ static void skip(struct rd *r, size_t n)
         r->p += n;
 }
 
-/* Constant pool: where each Utf8 entry's bytes are (NULL for others). */
+/* Constant pool: where each Utf8 entry's bytes are (NULL for others), and
+ * each Class entry's name index (0 for others). */
 struct pool {
     unsigned n;
     const uint8_t **utf8;
-    uint16_t *len;
+    uint16_t *len, *class_name;
 };
 
 static bool utf8_is(const struct pool *cp, unsigned i, const char *s)
@@ -41,12 +44,20 @@ static bool utf8_is(const struct pool *cp, unsigned i, const char *s)
            !memcmp(cp->utf8[i], s, cp->len[i]);
 }
 
+static bool ends_with(const struct pool *cp, unsigned i, const char *s)
+{
+    size_t n = strlen(s);
+    return i < cp->n && cp->utf8[i] && cp->len[i] >= n &&
+           !memcmp(cp->utf8[i] + cp->len[i] - n, s, n);
+}
+
 static void read_pool(struct rd *r, struct pool *cp)
 {
     cp->n = take(r, 2);
     cp->utf8 = calloc(cp->n ? cp->n : 1, sizeof *cp->utf8);
     cp->len = calloc(cp->n ? cp->n : 1, sizeof *cp->len);
-    if (!cp->utf8 || !cp->len) r->bad = true;
+    cp->class_name = calloc(cp->n ? cp->n : 1, sizeof *cp->class_name);
+    if (!cp->utf8 || !cp->len || !cp->class_name) r->bad = true;
     for (unsigned i = 1; i < cp->n && !r->bad; i++) {
         switch (take(r, 1)) {
         case 1: /* Utf8 */
@@ -55,6 +66,8 @@ static void read_pool(struct rd *r, struct pool *cp)
             skip(r, cp->len[i]);
             break;
         case 7:
+            cp->class_name[i] = (uint16_t)take(r, 2);
+            break;
         case 8:
         case 16:
         case 19:
@@ -141,6 +154,59 @@ static void skip_members(struct rd *r)
     }
 }
 
+/* True if a Code attribute's body allocates: an array instruction, or a
+ * `new` of anything but an ...Exception or ...Error. The JDK's intrinsics
+ * make those only to throw them, and JIT replacements throw their own from
+ * the runtime (JDK 25's Math.addExact): counted inside, they would count only
+ * where not replaced. */
+static bool allocates(struct rd r, const struct pool *cp)
+{
+    skip(&r, 4);
+    uint32_t len = take(&r, 4);
+    if (r.bad || (size_t)(r.end - r.p) < len) return false;
+    const uint8_t *code = r.p;
+    for (uint32_t pc = 0, n; pc < len; pc += n) {
+        n = insn_length(code, len, pc);
+        if (n == 0) return false;
+        uint8_t op = code[pc];
+        if (op == OP_NEWARRAY || op == OP_ANEWARRAY || op == OP_MULTIANEWARRAY) return true;
+        if (op == OP_NEW) {
+            unsigned c = (unsigned)code[pc + 1] << 8 | code[pc + 2];
+            if (c >= cp->n || !(ends_with(cp, cp->class_name[c], "Exception") ||
+                                ends_with(cp, cp->class_name[c], "Error")))
+                return true;
+        }
+    }
+    return false;
+}
+
+static void scan_methods(struct rd *r, const struct pool *cp, struct hp_intrinsics *out)
+{
+    for (uint32_t n = take(r, 2); n-- && !r->bad;) {
+        take(r, 2);
+        uint32_t name = take(r, 2), desc = take(r, 2);
+        bool hit = false, allocating = false;
+        for (uint32_t a = take(r, 2); a-- && !r->bad;) {
+            uint32_t aname = take(r, 2), alen = take(r, 4);
+            if ((size_t)(r->end - r->p) >= alen) {
+                struct rd body = {r->p, r->p + alen, false};
+                if (utf8_is(cp, aname, "RuntimeVisibleAnnotations")) hit |= annotated(body, cp);
+                if (utf8_is(cp, aname, "Code")) allocating = allocates(body, cp);
+            }
+            skip(r, alen);
+        }
+        if (hit && !r->bad && name < cp->n && desc < cp->n && cp->utf8[name] && cp->utf8[desc] &&
+            out->n < HP_MAX_INTRINSICS) {
+            out->m[out->n].name = cp->utf8[name];
+            out->m[out->n].name_len = cp->len[name];
+            out->m[out->n].desc = cp->utf8[desc];
+            out->m[out->n].desc_len = cp->len[desc];
+            out->m[out->n].allocates = allocating;
+            out->n++;
+        }
+    }
+}
+
 void hp_intrinsics_scan(const uint8_t *cls, size_t len, struct hp_intrinsics *out)
 {
     out->n = 0;
@@ -156,37 +222,20 @@ void hp_intrinsics_scan(const uint8_t *cls, size_t len, struct hp_intrinsics *ou
         skip(&r, 6);
         skip(&r, 2 * (size_t)take(&r, 2)); /* interfaces */
         skip_members(&r);                  /* fields */
-        for (uint32_t n = take(&r, 2); n-- && !r.bad;) {
-            take(&r, 2);
-            uint32_t name = take(&r, 2), desc = take(&r, 2);
-            bool hit = false;
-            for (uint32_t a = take(&r, 2); a-- && !r.bad;) {
-                uint32_t aname = take(&r, 2), alen = take(&r, 4);
-                if (utf8_is(&cp, aname, "RuntimeVisibleAnnotations") &&
-                    (size_t)(r.end - r.p) >= alen)
-                    hit |= annotated((struct rd){r.p, r.p + alen, false}, &cp);
-                skip(&r, alen);
-            }
-            if (hit && !r.bad && name < cp.n && desc < cp.n && cp.utf8[name] && cp.utf8[desc] &&
-                out->n < HP_MAX_INTRINSICS) {
-                out->m[out->n].name = cp.utf8[name];
-                out->m[out->n].name_len = cp.len[name];
-                out->m[out->n].desc = cp.utf8[desc];
-                out->m[out->n].desc_len = cp.len[desc];
-                out->n++;
-            }
-        }
+        scan_methods(&r, &cp, out);
     }
     free(cp.utf8);
     free(cp.len);
+    free(cp.class_name);
 }
 
-bool hp_intrinsics_has(const struct hp_intrinsics *in, const char *name, const char *desc)
+enum hp_intrinsic hp_intrinsics_kind(const struct hp_intrinsics *in, const char *name,
+                                     const char *desc)
 {
     size_t nl = strlen(name), dl = strlen(desc);
     for (unsigned i = 0; i < in->n; i++)
         if (in->m[i].name_len == nl && in->m[i].desc_len == dl &&
             !memcmp(in->m[i].name, name, nl) && !memcmp(in->m[i].desc, desc, dl))
-            return true;
-    return false;
+            return in->m[i].allocates ? HP_INTRINSIC_ALLOCATING : HP_INTRINSIC;
+    return HP_NOT_INTRINSIC;
 }

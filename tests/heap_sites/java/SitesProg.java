@@ -98,12 +98,17 @@ public class SitesProg {
 
     // Allocations made inside JIT intrinsics, counted at their call sites;
     // the loop runs long enough for C2 to compile it.
+    static String built(StringBuilder b) {
+        return b.toString();
+    }
+
     static void intrinsics(int n) throws Exception {
         Item proto = new Item(7);
         int[] ints = new int[10];
         Item[] items = new Item[10];
         String[] strs = new String[3];
         Object[] objs = new Object[3];
+        StringBuilder builder = new StringBuilder("ab");
         java.lang.reflect.Field f = Class.forName("sun.misc.Unsafe").getDeclaredField("theUnsafe");
         f.setAccessible(true);
         sun.misc.Unsafe u = (sun.misc.Unsafe) f.get(null);
@@ -139,6 +144,9 @@ public class SitesProg {
             sink = items.clone(); // SITE cloneitems
             sink = Array.newInstance(long.class, 10); // SITE newinstance
             sink = u.allocateInstance(Item.class); // SITE allocinstance
+            // Intrinsics whose own bytecode allocates: counted inside them.
+            sink = Integer.toString(100_000 + small);
+            sink = built(builder);
         }
     }
 

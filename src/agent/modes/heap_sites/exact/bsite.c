@@ -111,6 +111,25 @@ static const struct {
      "(Ljava/lang/Class;I)Ljava/lang/Object;", NULL},
 };
 
+/* Intrinsics whose JIT replacement allocates and whose calls are not hooked:
+ * rewritten, they would count only where not replaced. C2's multiplyToLen
+ * makes the product array when given none (JDK 17). */
+static const struct {
+    const char *owner, *name;
+} jit_allocates[] = {{"java/math/BigInteger", "implMultiplyToLen"}};
+
+bool hp_bsite_rewrites_intrinsic(const char *owner, const char *name, const char *desc)
+{
+    for (size_t i = 0; i < sizeof hooked / sizeof hooked[0]; i++)
+        if (strcmp(hooked[i].name, name) == 0 && strcmp(hooked[i].owner, owner) == 0 &&
+            strcmp(hooked[i].desc, desc) == 0)
+            return false;
+    for (size_t i = 0; i < sizeof jit_allocates / sizeof jit_allocates[0]; i++)
+        if (strcmp(jit_allocates[i].name, name) == 0 && strcmp(jit_allocates[i].owner, owner) == 0)
+            return false;
+    return true;
+}
+
 int hp_bsite_invoke(void *ctx, const struct bci_invoke *inv, uint32_t cnum)
 {
     (void)ctx, (void)cnum;

@@ -9,8 +9,10 @@
 #define HPROF_HEAP_SITES_BSITE_H
 
 #include "bci/bci.h"
+
 #include <jvmti.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #define HP_BSITE_SHIFT 5
@@ -38,6 +40,9 @@ int hp_bsite_number(void *ctx, const struct bci_site *site, uint32_t cnum);
  * and copyOfRange with a Class, Unsafe.allocateInstance and
  * allocateUninitializedArray0). */
 int hp_bsite_invoke(void *ctx, const struct bci_invoke *inv, uint32_t cnum);
+/* hp_instr_client.rewrites_intrinsic: all but those hp_bsite_invoke hooks
+ * and those whose JIT replacement allocates unseen. */
+bool hp_bsite_rewrites_intrinsic(const char *owner, const char *name, const char *desc);
 /* The site of a DYN site's objects of class signature `sig` (same method
  * and line), made on first use; -1 when out of memory or not a DYN site. */
 int hp_bsite_derive(int32_t dyn, const char *sig);

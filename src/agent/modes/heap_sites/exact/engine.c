@@ -106,6 +106,7 @@ static bool on_load(struct hp_setup *s)
         .invoke_desc = "(Ljava/lang/Object;I)V",
         .site_number = hp_bsite_number,
         .invoke_number = hp_bsite_invoke,
+        .rewrites_intrinsic = hp_bsite_rewrites_intrinsic,
         /* Each thread's tracker state, caller window and shadow stack, one
          * load away; attached, in the tracker's table. */
         .field_class = hp.attached ? NULL : "java/lang/Thread",
