@@ -48,18 +48,17 @@ static uint64_t cpu_ns(pid_t tid)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+static int by_tid(const void *a, const void *b)
+{
+    pid_t x = ((const struct polled *)a)->tid, y = ((const struct polled *)b)->tid;
+    return (x > y) - (x < y);
+}
+
 /* In threads[0, n), which is sorted. */
 static struct polled *find(pid_t tid, size_t n)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (threads[mid].tid < tid)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && threads[lo].tid == tid ? &threads[lo] : NULL;
+    struct polled key = {.tid = tid};
+    return n ? bsearch(&key, threads, n, sizeof *threads, by_tid) : NULL;
 }
 
 /* The Java threads' tids at this poll (hp_timers_sampled_tids), sorted. */
@@ -82,23 +81,15 @@ static void snapshot_java_threads(void)
     }
 }
 
-static bool is_java(pid_t tid)
+static int by_pid(const void *a, const void *b)
 {
-    size_t lo = 0, hi = n_java;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (java_tids[mid] < tid)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n_java && java_tids[lo] == tid;
+    pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+    return (x > y) - (x < y);
 }
 
-static int by_tid(const void *a, const void *b)
+static bool is_java(pid_t tid)
 {
-    pid_t x = ((const struct polled *)a)->tid, y = ((const struct polled *)b)->tid;
-    return (x > y) - (x < y);
+    return n_java && bsearch(&tid, java_tids, n_java, sizeof *java_tids, by_pid) != NULL;
 }
 
 /* A thread listed for the first time. The process's first thread is the
