@@ -181,6 +181,14 @@ def make_case(env):
                 self.assertLessEqual(r["live_bytes"], r["alloc_bytes"], site)
                 self.assertEqual(r["live_bytes"], r["live_objs"] * each, site)
 
+        def test_constructor_arguments_made_among_other_objects(self):
+            # 20 boxes reach Object.<init> between each `new Args` and its
+            # own: its site still learns its class, and every one counts.
+            n = 1000
+            _, t = self.run_prog("ctorargs", ",cutoff=0", "ctorargs", n)
+            r = self.one_row(t, "SitesProg$Args", [self.at("ctorArgs", "ctorargs")])
+            self.assertEqual(r["alloc_objs"], n)
+
         def test_multi_dimensional(self):
             n = 2000
             for binary in (False, True):

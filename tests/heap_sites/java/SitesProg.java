@@ -51,6 +51,30 @@ public class SitesProg {
         }
     }
 
+    /* A constructor that computes its arguments among objects made where no
+     * site is (boxes from valueOf) before its Object.<init> runs. */
+    static final class Args {
+        final Object[] a;
+
+        Args(int n) {
+            this(boxes(n));
+        }
+
+        Args(Object[] a) {
+            this.a = a;
+        }
+
+        static Object[] boxes(int n) {
+            Object[] r = new Object[n];
+            for (int i = 0; i < n; i++) r[i] = Integer.valueOf(1000 + i);
+            return r;
+        }
+    }
+
+    static void ctorArgs(int n) {
+        for (int i = 0; i < n; i++) sink = new Args(20); // SITE ctorargs
+    }
+
     /* Two sites of one array class, sizes far apart: live bytes estimated
      * past the tagged objects must follow each site's own sizes. */
     static void sizes(int n) {
@@ -289,6 +313,7 @@ public class SitesProg {
             case "prims": primitives(n); break;
             case "multi": multi(n); break;
             case "sizes": sizes(n); break;
+            case "ctorargs": ctorArgs(n); break;
             case "clone": cloning(n); break;
             case "reflect": reflection(n); break;
             case "large": large(n); break;

@@ -116,9 +116,11 @@ public final class HprofSites {
     private int dUsed;
 
     /* Instances to tag once their Object.<init> runs: slot, sampled bit 31;
-     * how often another class's object was checked against each. */
+     * how often another class's object was checked against each, and the
+     * last such class (not checked again). */
     private int np;
     private int[] pend, misses;
+    private Class<?>[] missed;
 
     /* Attached build: the window, shadow stack and its height (the Thread
      * fields hprofWin, hprofStk, hprofSp of the other build). */
@@ -141,6 +143,7 @@ public final class HprofSites {
             memo = new int[WINDOW ? 1 : 1 << MEMO_BITS];
             pend = new int[ALL ? 32 : 8];
             misses = new int[pend.length];
+            missed = new Class<?>[pend.length];
             if (!THREAD_FIELDS && !WINDOW) stk = widened(null, 0, 1024);
         } catch (OutOfMemoryError e) {
             return false;
@@ -154,6 +157,7 @@ public final class HprofSites {
         own(memo);
         own(pend);
         own(misses);
+        own(missed);
         if (!THREAD_FIELDS && stk != null) own(stk);
         return true;
     }
@@ -474,23 +478,29 @@ public final class HprofSites {
             if (np++ == 0 && !ALL) U.getAndAddInt(STATICS, PENDING, 1);
             pend[np - 1] = slot | (sampled ? 0x80000000 : 0);
             misses[np - 1] = 0;
+            missed[np - 1] = null;
         }
     }
 
     /* Tags `o` for the most recent pending entry of its class; entries above
-     * it are news whose constructor never reached Object.<init>. */
+     * it are news whose constructor never reached Object.<init>. An instance
+     * of a hidden class (a lambda made while a constructor's arguments are
+     * computed) is never a rewritten new's: it pairs with none, and is no
+     * miss for an entry whose class is still unknown. */
     @DontInline
     private void pair(Object o) {
         Class<?> c = o.getClass();
         Class<?>[] classes = siteClass;
+        boolean hidden = c.isHidden();
         for (int i = np - 1; i >= 0; i--) {
             int slot = pend[i] & 0x7fffffff;
             int site = keys[slot * W];
             int si = site >>> 5;
             Class<?> want = si < classes.length ? classes[si] : null;
-            if (want != null && want != c) continue;
+            if (want != null && want != c || hidden || want == null && missed[i] == c) continue;
             int k = tag(o, keys, slot * W, kid[slot], pend[i] < 0);
             if (k == 0) {
+                missed[i] = c;
                 if (++misses[i] == maxMisses) drop(i);
                 continue;
             }
@@ -504,7 +514,10 @@ public final class HprofSites {
     }
 
     /* An entry whose class is still unknown after maxMisses objects of other
-     * classes is taken for a new that threw (class initialization failed):
+     * classes (a run of one class counting once: javac's InferenceContext
+     * computes its arguments among boxes and lambda-made objects, and its
+     * 2,339 news were never counted) is taken for a new that threw (class
+     * initialization failed):
      * left, it would send every later Object.<init> of the thread through
      * the native check (jython: 39 M times in 13 s). heap=all waits longer:
      * loading the class of a site's first object may construct hundreds of
@@ -515,10 +528,12 @@ public final class HprofSites {
     private void drop(int i) {
         System.arraycopy(pend, i + 1, pend, i, np - i - 1);
         System.arraycopy(misses, i + 1, misses, i, np - i - 1);
+        System.arraycopy(missed, i + 1, missed, i, np - i - 1);
         settle(np - 1);
     }
 
     private void settle(int n) {
+        for (int j = n; j < np; j++) missed[j] = null; /* no class kept loaded */
         np = n;
         if (n == 0 && !ALL) U.getAndAddInt(STATICS, PENDING, -1);
     }
