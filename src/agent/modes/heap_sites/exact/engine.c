@@ -266,6 +266,9 @@ static void stop(jvmtiEnv *jvmti, JNIEnv *jni)
     if (disengage) (*jni)->CallStaticVoidMethod(jni, tracker, disengage);
     if ((*jni)->ExceptionCheck(jni)) (*jni)->ExceptionDescribe(jni);
     hp_sites_exact_tags_allowed(false);
+    /* vm_death ended the tagger; no weak reference outlives the recording
+     * (its tags go with the JVM TI environment). */
+    hp_sites_exact_survivors_drain(jvmti, jni);
     hp_sites_exact_vm_alloc_record(jvmti, false);
     hp_site_table_forget();
     /* heap=all's keys in tags (start-up only) mean nothing to a later
