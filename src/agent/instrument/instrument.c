@@ -111,6 +111,7 @@ jmethodID hp_instr_method(int mnum)
 struct numbering {
     uint32_t cnum;
     const char *class_name; /* internal form */
+    bool again;             /* cnum and its methods' numbers are an earlier rewrite's */
     bool is_object;
     struct hp_intrinsics intrinsics;
     int *mnums;
@@ -146,7 +147,8 @@ static int number_method(void *ctx, const char *name, const char *desc, uint16_t
         nb->mnums = m;
         nb->cap = cap;
     }
-    int mnum = hp_num_method(nb->cnum, name, desc);
+    int mnum =
+        nb->again ? hp_num_method_again(nb->cnum, name, desc) : hp_num_method(nb->cnum, name, desc);
     if (mnum < 0) return nb->failed = true, BCI_SKIP;
     nb->mnums[nb->n++] = mnum;
     return mnum;
@@ -191,7 +193,7 @@ static void rewrite_class(jvmtiEnv *jvmti, JNIEnv *jni, jclass redefined, jobjec
                           const char *name, jobject pd, jint len, const unsigned char *data,
                           jint *new_len, unsigned char **new_data)
 {
-    (void)redefined, (void)pd;
+    (void)pd;
     char buf[1024];
     if (name == NULL) { /* defineClass(null, ...) */
         if (bci_class_name(data, (size_t)len, buf, sizeof buf) < 0) return;
@@ -200,7 +202,9 @@ static void rewrite_class(jvmtiEnv *jvmti, JNIEnv *jni, jclass redefined, jobjec
     if (is_hook_class(name)) return;
     struct numbering nb = {.class_name = name, .is_object = strcmp(name, "java/lang/Object") == 0};
     hp_intrinsics_scan(data, (size_t)len, &nb.intrinsics);
-    nb.cnum = hp_num_class(jni, name, loader);
+    nb.cnum = redefined ? hp_num_class_again(jni, name, loader) : 0;
+    nb.again = nb.cnum != 0;
+    if (!nb.again) nb.cnum = hp_num_class(jni, name, loader);
     if (nb.cnum == 0) return;
     struct bci_hooks h = hooks;
     h.class_number = (int)nb.cnum;

@@ -96,6 +96,34 @@ uint32_t hp_num_class(JNIEnv *jni, const char *name, jobject loader)
     return cnum;
 }
 
+static bool same_loader(JNIEnv *jni, jobject a, jweak b)
+{
+    if (a == NULL || b == NULL) return a == NULL && b == NULL;
+    return (*jni)->IsSameObject(jni, a, b);
+}
+
+uint32_t hp_num_class_again(JNIEnv *jni, const char *name, jobject loader)
+{
+    pthread_mutex_lock(&name_lock);
+    uint32_t idx = by_name ? hp_table_find(by_name, name, strlen(name)) : 0;
+    uint32_t cnum = idx ? *(uint32_t *)hp_table_info(by_name, idx) : 0;
+    pthread_mutex_unlock(&name_lock);
+    for (struct cls *c; (c = cls_get(cnum)) != NULL; cnum = c->next)
+        if (same_loader(jni, loader, c->loader)) return cnum;
+    return 0;
+}
+
+int hp_num_method_again(uint32_t cnum, const char *name, const char *desc)
+{
+    struct cls *c = cls_get(cnum);
+    int *mnums = c ? atomic_load(&c->mnums) : NULL;
+    for (uint32_t j = 0; mnums && j < c->n_mnums; j++) {
+        struct meth *m = meth_get(mnums[j]);
+        if (m && strcmp(m->name, name) == 0 && strcmp(m->desc, desc) == 0) return mnums[j];
+    }
+    return hp_num_method(cnum, name, desc);
+}
+
 int hp_num_method(uint32_t cnum, const char *name, const char *desc)
 {
     uint32_t mnum = atomic_fetch_add(&n_meth, 1);
@@ -141,6 +169,9 @@ jmethodID hp_num_method_id(int mnum)
 void hp_num_class_methods(uint32_t cnum, const int *mnums, uint32_t n)
 {
     struct cls *c = cls_get(cnum);
+    int *had = c ? atomic_load(&c->mnums) : NULL;
+    if (had && c->n_mnums == n && memcmp(had, mnums, sizeof *had * n) == 0)
+        return; /* a retransformation's */
     int *copy = n ? malloc(sizeof *copy * n) : NULL;
     if (c == NULL || copy == NULL) {
         free(copy);
@@ -171,12 +202,6 @@ static void match_methods(jvmtiEnv *jvmti, struct cls *c, jclass k)
     }
     (*jvmti)->Deallocate(jvmti, (unsigned char *)ids);
     atomic_store(&c->done, true);
-}
-
-static bool same_loader(JNIEnv *jni, jobject a, jweak b)
-{
-    if (a == NULL || b == NULL) return a == NULL && b == NULL;
-    return (*jni)->IsSameObject(jni, a, b);
 }
 
 /* Matches one loaded class against the wanted classes of its name. */

@@ -1,7 +1,8 @@
 /* Class and method numbers given to rewritten classes, and their way back to
  * jmethodIDs. cnum counts classes as the hook sees them (from 1); mnum counts
  * methods of all classes (from 0), so an mnum alone names a method. Entries
- * are never removed; storage is paged so numbering takes no lock. */
+ * are never removed (a retransformed class reuses its numbers); storage is paged so numbering takes
+ * no lock. */
 #ifndef HPROF_INSTRUMENT_NUMBERS_H
 #define HPROF_INSTRUMENT_NUMBERS_H
 
@@ -15,6 +16,13 @@
 uint32_t hp_num_class(JNIEnv *jni, const char *name, jobject loader);
 /* A new method number of class cnum, or -1 when out of memory. */
 int hp_num_method(uint32_t cnum, const char *name, const char *desc);
+/* A class retransformed (by a later attach, or after a stop): the number
+ * an earlier rewrite gave the loaded class `name` of `loader`, 0 if none;
+ * its methods keep their numbers too (hp_num_method_again), so that
+ * attaching again and again numbers nothing new. */
+uint32_t hp_num_class_again(JNIEnv *jni, const char *name, jobject loader);
+/* The number method name+desc of class cnum had, or a new one. */
+int hp_num_method_again(uint32_t cnum, const char *name, const char *desc);
 /* Records the numbered methods of class cnum once it is rewritten. */
 void hp_num_class_methods(uint32_t cnum, const int *mnums, uint32_t n);
 /* Marks mnum's class for the next hp_num_resolve. */
