@@ -75,7 +75,8 @@ def main():
     work = os.path.join(conf.WORK, "compat", args.feature)
     values = dict(conf.placeholders(args.scale, args.feature), agent=args.agent, compat=COMPAT,
                   scripts=os.path.join(COMPAT, "programs", "scripts"), cw=work, cc=os.path.join(work, "classes"),
-                  sampledalloc=os.path.join(conf.WORK, "agents", "libsampledalloc.so"))
+                  sampledalloc=os.path.join(conf.WORK, "agents", "libsampledalloc.so"),
+                  javaagent=os.path.join(work, "retransform.jar"))
     java = os.path.join(args.jdk, "bin", "java")
     jcmd = os.path.join(args.jdk, "bin", "jcmd")
     baselines = {}  # program -> its run without agent, if that run is a usable workload
