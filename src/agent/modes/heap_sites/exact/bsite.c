@@ -111,6 +111,16 @@ static const struct {
      "(Ljava/lang/Class;I)Ljava/lang/Object;", NULL},
 };
 
+/* The entry of `hooked` for this method, -1 if none. */
+static int hooked_index(const char *owner, const char *name, const char *desc)
+{
+    for (size_t i = 0; i < sizeof hooked / sizeof hooked[0]; i++)
+        if (strcmp(hooked[i].name, name) == 0 && strcmp(hooked[i].owner, owner) == 0 &&
+            strcmp(hooked[i].desc, desc) == 0)
+            return (int)i;
+    return -1;
+}
+
 /* Intrinsics whose JIT replacement allocates and whose calls are not hooked:
  * rewritten, they would count only where not replaced. C2's multiplyToLen
  * makes the product array when given none (JDK 17). */
@@ -120,10 +130,7 @@ static const struct {
 
 bool hp_bsite_rewrites_intrinsic(const char *owner, const char *name, const char *desc)
 {
-    for (size_t i = 0; i < sizeof hooked / sizeof hooked[0]; i++)
-        if (strcmp(hooked[i].name, name) == 0 && strcmp(hooked[i].owner, owner) == 0 &&
-            strcmp(hooked[i].desc, desc) == 0)
-            return false;
+    if (hooked_index(owner, name, desc) >= 0) return false;
     for (size_t i = 0; i < sizeof jit_allocates / sizeof jit_allocates[0]; i++)
         if (strcmp(jit_allocates[i].name, name) == 0 && strcmp(jit_allocates[i].owner, owner) == 0)
             return false;
@@ -138,12 +145,11 @@ int hp_bsite_invoke(void *ctx, const struct bci_invoke *inv, uint32_t cnum)
      * hooked) and clone() of an array. */
     bool hit = strcmp(inv->name, "clone") == 0 && strcmp(inv->desc, "()Ljava/lang/Object;") == 0 &&
                (inv->opcode == 0xb7 || (inv->opcode == 0xb6 && inv->owner[0] == '['));
-    for (size_t i = 0; !hit && i < sizeof hooked / sizeof hooked[0]; i++)
-        if (hooked[i].opcode == inv->opcode && strcmp(hooked[i].name, inv->name) == 0 &&
-            strcmp(hooked[i].owner, inv->owner) == 0 && strcmp(hooked[i].desc, inv->desc) == 0) {
-            hit = true;
-            box = hooked[i].box;
-        }
+    int h = hit ? -1 : hooked_index(inv->owner, inv->name, inv->desc);
+    if (h >= 0 && hooked[h].opcode == inv->opcode) {
+        hit = true;
+        box = hooked[h].box;
+    }
     if (!hit) return BCI_SKIP;
     pthread_mutex_lock(&lock);
     int64_t idx = add(inv->method_number, inv->bci, inv->line, box ? box : "", 1);
