@@ -446,6 +446,7 @@ static void keep_widened(JNIEnv *jni)
     jclass k = (*jni)->FindClass(jni, hooks.field_class);
     if ((*jni)->ExceptionCheck(jni)) (*jni)->ExceptionClear(jni);
     widened = k ? (*jni)->NewGlobalRef(jni, k) : NULL;
+    if (k) (*jni)->DeleteLocalRef(jni, k);
     if (widened)
         hp_note("class %s keeps the fields and the rewrite this recording gave it (a loaded "
                 "class cannot lose fields); its calls to the disengaged tracker record nothing",
