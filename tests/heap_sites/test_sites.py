@@ -189,6 +189,21 @@ def make_case(env):
             r = self.one_row(t, "SitesProg$Args", [self.at("ctorArgs", "ctorargs")])
             self.assertEqual(r["alloc_objs"], n)
 
+        def test_first_object_of_a_class_loaded_at_its_new(self):
+            # Reflection makes objects of 12 classes between Primed's only
+            # `new` and that object's Object.<init>: the site never pairs an
+            # object and learns its class at the dump; its size comes from
+            # the live object, or else from an instance the agent makes,
+            # which no row counts.
+            for keep in ("keep", "drop"):
+                _, t = self.run_prog("primed-" + keep, ",cutoff=0", "primed", 1, keep)
+                rows = [r for r in t.rows if r["cls"] == "SitesProg$Primed"]
+                self.assertEqual(len(rows), 1, rows)
+                r = self.one_row(t, "SitesProg$Primed", [self.at("firstOfClass", "primed")])
+                self.assertEqual(r["alloc_objs"], 1)
+                self.assertIn(r["alloc_bytes"], (16, 24))
+                self.assertEqual(r["live_objs"], 1 if keep == "keep" else 0)
+
         def test_multi_dimensional(self):
             n = 2000
             for binary in (False, True):

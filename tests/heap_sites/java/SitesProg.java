@@ -75,6 +75,40 @@ public class SitesProg {
         for (int i = 0; i < n; i++) sink = new Args(20); // SITE ctorargs
     }
 
+    /* A constructor whose arguments are objects of 12 classes made by
+     * reflection (JNI or Unsafe, no rewritten `new` of their own) before
+     * its Object.<init> runs: at the first `new`, more classes than a
+     * pending entry waits for. */
+    static final class Primed {
+        final Object[] made;
+
+        Primed(Object[] made) {
+            this.made = made;
+        }
+
+        static Object[] reflected() {
+            Class<?>[] cs = {StringBuilder.class, java.util.LinkedList.class, java.util.TreeMap.class,
+                java.util.ArrayDeque.class, StringBuffer.class, java.util.BitSet.class, Object.class,
+                java.util.Random.class, java.util.HashMap.class, java.util.Vector.class,
+                java.util.Stack.class, java.util.IdentityHashMap.class};
+            Object[] r = new Object[cs.length];
+            try {
+                for (int i = 0; i < cs.length; i++) r[i] = cs[i].getDeclaredConstructor().newInstance();
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException(e);
+            }
+            return r;
+        }
+    }
+
+    static void firstOfClass(int n, boolean keep) {
+        for (int i = 0; i < n; i++) {
+            sink = new Primed(Primed.reflected()); // SITE primed
+            if (keep) kept.add(sink);
+        }
+        sink = null;
+    }
+
     /* Two sites of one array class, sizes far apart: live bytes estimated
      * past the tagged objects must follow each site's own sizes. */
     static void sizes(int n) {
@@ -314,6 +348,7 @@ public class SitesProg {
             case "multi": multi(n); break;
             case "sizes": sizes(n); break;
             case "ctorargs": ctorArgs(n); break;
+            case "primed": firstOfClass(n, args[2].equals("keep")); break;
             case "clone": cloning(n); break;
             case "reflect": reflection(n); break;
             case "large": large(n); break;

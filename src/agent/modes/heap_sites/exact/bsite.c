@@ -216,6 +216,11 @@ int hp_bsite_derive(int32_t dyn, const char *sig)
     return (int)(idx << HP_BSITE_SHIFT) | kind_of(sig, sig[0] == '[' ? 0xbc : 0xbb);
 }
 
+uint32_t hp_bsite_count(void)
+{
+    return atomic_load_explicit(&count, memory_order_acquire);
+}
+
 struct hp_bsite *hp_bsite_get(int32_t number)
 {
     if (number < 0) return NULL;

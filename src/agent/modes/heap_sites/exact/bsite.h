@@ -46,6 +46,8 @@ bool hp_bsite_rewrites_intrinsic(const char *owner, const char *name, const char
 /* The site of a DYN site's objects of class signature `sig` (same method
  * and line), made on first use; -1 when out of memory or not a DYN site. */
 int hp_bsite_derive(int32_t dyn, const char *sig);
+/* Sites numbered so far: indexes 0..count-1 (number = index << HP_BSITE_SHIFT). */
+uint32_t hp_bsite_count(void);
 /* The site of a tracker site number, NULL if unknown. */
 struct hp_bsite *hp_bsite_get(int32_t number);
 

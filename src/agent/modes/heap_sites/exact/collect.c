@@ -64,18 +64,46 @@ static uint32_t resolve(jvmtiEnv *jvmti, JNIEnv *jni, uint32_t k)
     return hp_site_intern(cls, trace);
 }
 
+/* Keys with allocations whose site never learned its class (unlearned.c):
+ * their sites learn it, and the keys resolve. */
+static void learn_and_resolve(jvmtiEnv *jvmti, JNIEnv *jni, uint32_t n,
+                              const struct hp_sites_tally *t, uint32_t n_unlearned)
+{
+    int32_t *numbers = malloc(n_unlearned * sizeof *numbers);
+    if (numbers == NULL) return;
+    uint32_t m = 0;
+    for (uint32_t k = 1; k <= n && m < n_unlearned; k++) {
+        uint32_t serial;
+        const jint *ints = t[k].objs > 0 && atomic_load(&hp_key_get(k)->site) == 0
+                               ? hp_key_ints(k, &serial)
+                               : NULL;
+        if (ints && hp_bsite_get(ints[0])) numbers[m++] = ints[0];
+    }
+    hp_sites_exact_learn_unlearned(jvmti, jni, numbers, m);
+    free(numbers);
+    for (uint32_t k = 1; k <= n; k++) {
+        struct hp_key *key = hp_key_get(k);
+        uint32_t site;
+        if (t[k].objs > 0 && atomic_load(&key->site) == 0 && (site = resolve(jvmti, jni, k)) != 0)
+            atomic_store(&key->site, site);
+    }
+}
+
 /* Gives the keys 1..n their sites: those with allocations in `t`, or every
  * key (t NULL) so that each tagged object's key names its site. */
 static void resolve_keys(jvmtiEnv *jvmti, JNIEnv *jni, uint32_t n, const struct hp_sites_tally *t)
 {
     want_methods(n);
     hp_instr_resolve(jvmti, jni);
+    uint32_t n_unlearned = 0;
     for (uint32_t k = 1; k <= n; k++) {
         struct hp_key *key = hp_key_get(k);
         uint32_t site = atomic_load(&key->site);
         if (site == 0 && (t == NULL || t[k].objs > 0) && (site = resolve(jvmti, jni, k)) != 0)
             atomic_store(&key->site, site);
+        n_unlearned += site == 0 && t != NULL && t[k].objs > 0;
     }
+    if (n_unlearned > 0) learn_and_resolve(jvmti, jni, n, t, n_unlearned);
 }
 
 static void resolve_all(jvmtiEnv *jvmti, JNIEnv *jni)
@@ -117,7 +145,10 @@ struct walk {
     struct class_map map;
     struct hp_sites_tally *t;
     uint32_t n_keys;
-    uint64_t *u_objs, *u_bytes; /* per class serial - base: untagged live objects */
+    /* Per class serial - base, below n_classes: untagged live objects. */
+    uint32_t n_classes;
+    uint64_t *u_objs, *u_bytes;
+    bool untagged_only; /* a walk for classes serialled after the first */
 };
 
 /* Runs on the VM thread with the world stopped: no locks, no output. */
@@ -127,6 +158,7 @@ static jint JNICALL count_live(jlong class_tag, jlong size, jlong *tag_ptr, jint
     (void)length;
     struct walk *w = user_data;
     if (*tag_ptr != 0) {
+        if (w->untagged_only) return 0;
         uint32_t bits = hp_objid_site((hp_objid_t)*tag_ptr);
         uint32_t k = bits & HP_KEY_MAX;
         if (k == 0 || k > w->n_keys) return 0;
@@ -144,31 +176,70 @@ static jint JNICALL count_live(jlong class_tag, jlong size, jlong *tag_ptr, jint
     return 0;
 }
 
-static bool walk_heap(jvmtiEnv *jvmti, JNIEnv *jni, struct walk *w, uint32_t n_classes)
+static bool grow(uint64_t **a, uint32_t from, uint32_t to)
+{
+    uint64_t *p = realloc(*a, ((size_t)to + 1) * sizeof *p);
+    if (p == NULL) return false;
+    memset(p + from, 0, ((size_t)to + 1 - from) * sizeof *p);
+    *a = p;
+    return true;
+}
+
+/* The walk's map holds the classes of serials base+from .. base+to-1, and
+ * their counts start at 0. */
+static bool map_classes(struct walk *w, uint32_t from, uint32_t to)
 {
     uint32_t cap = 16;
-    while (cap < 2 * n_classes + 2)
+    while (cap < 2 * (to - from) + 2)
         cap *= 2;
+    free(w->map.tags);
+    free(w->map.serial);
     w->map.tags = calloc(cap, sizeof *w->map.tags);
     w->map.serial = calloc(cap, sizeof *w->map.serial);
     w->map.mask = cap - 1;
-    w->u_objs = calloc((size_t)n_classes + 1, sizeof *w->u_objs);
-    w->u_bytes = calloc((size_t)n_classes + 1, sizeof *w->u_bytes);
-    if (!w->map.tags || !w->map.serial || !w->u_objs || !w->u_bytes) return false;
-    for (uint32_t c = 0; c < n_classes; c++) {
+    if (!w->map.tags || !w->map.serial || !grow(&w->u_objs, from, to) ||
+        !grow(&w->u_bytes, from, to))
+        return false;
+    for (uint32_t c = from; c < to; c++) {
         const struct hp_class *k = hp_class_get(HP_CLASS_SERIAL_BASE + c);
         if (k == NULL || k->obj == 0) continue;
         uint32_t i = map_slot(&w->map, (jlong)k->obj);
         w->map.tags[i] = (jlong)k->obj;
         w->map.serial[i] = k->serial;
     }
-    hp_gc_for_dump(jvmti);
-    hp_sites_exact_survivors_drain(jvmti, jni);
+    w->n_classes = to;
+    return true;
+}
+
+static bool iterate(jvmtiEnv *jvmti, struct walk *w)
+{
     jvmtiHeapCallbacks cb;
     memset(&cb, 0, sizeof cb);
     cb.heap_iteration_callback = count_live;
     return hp_jvmti_ok(jvmti, (*jvmti)->IterateThroughHeap(jvmti, 0, NULL, &cb, w),
                        "IterateThroughHeap");
+}
+
+static bool walk_heap(jvmtiEnv *jvmti, JNIEnv *jni, struct walk *w, uint32_t n_classes)
+{
+    if (!map_classes(w, 0, n_classes)) return false;
+    hp_gc_for_dump(jvmti);
+    hp_sites_exact_survivors_drain(jvmti, jni);
+    return iterate(jvmti, w);
+}
+
+/* Keys whose class got its serial after the walk (sites that learned their
+ * class at this dump, unlearned.c): their classes' untagged live objects,
+ * in a second walk. */
+static bool walk_late_classes(jvmtiEnv *jvmti, struct walk *w, const uint32_t *cls)
+{
+    uint32_t from = w->n_classes, to = hp_class_count();
+    bool late = false;
+    for (uint32_t k = 1; k <= w->n_keys && !late; k++)
+        late = cls[k] >= HP_CLASS_SERIAL_BASE + from;
+    if (!late) return true;
+    w->untagged_only = true;
+    return map_classes(w, from, to) && iterate(jvmti, w);
 }
 
 /* Per class: the untagged live objects are split over the class's keys by
@@ -184,7 +255,7 @@ struct class_sum {
 static void estimate(const struct walk *w, uint32_t n_keys, const uint32_t *cls,
                      struct hp_sites_live *live, const uint32_t *site_of)
 {
-    uint32_t n_classes = hp_class_count();
+    uint32_t n_classes = w->n_classes;
     struct class_sum *cs = calloc((size_t)n_classes + 1, sizeof *cs);
     double *est = calloc((size_t)n_keys + 1, sizeof *est);
     if (cs == NULL || est == NULL) {
@@ -238,8 +309,8 @@ static void estimate(const struct walk *w, uint32_t n_keys, const uint32_t *cls,
 bool hp_sites_exact_collect(jvmtiEnv *jvmti, JNIEnv *jni, struct hp_sites_live *live)
 {
     hp_sites_exact_folds_lock();
-    struct walk w = {.n_keys = hp_key_count()};
     uint32_t n_classes = hp_class_count();
+    struct walk w = {.n_keys = hp_key_count()};
     struct hp_sites_tallies ts = {.n = w.n_keys};
     ts.t = w.t = calloc((size_t)w.n_keys + 1, sizeof *w.t);
     uint32_t *cls = calloc((size_t)w.n_keys + 1, sizeof *cls);
@@ -253,12 +324,14 @@ bool hp_sites_exact_collect(jvmtiEnv *jvmti, JNIEnv *jni, struct hp_sites_live *
             site_of[k] = atomic_load(&hp_key_get(k)->site);
             cls[k] = hp_site_class_serial(site_of[k]);
         }
+        ok = walk_late_classes(jvmti, &w, cls);
+        hp_sites_exact_size_unlearned(jvmti, jni, w.u_objs, w.u_bytes, w.n_classes);
         live->n_sites = hp_site_count();
         live->objs = calloc((size_t)live->n_sites + 1, sizeof *live->objs);
         live->bytes = calloc((size_t)live->n_sites + 1, sizeof *live->bytes);
         uint64_t *objs = calloc((size_t)live->n_sites + 1, sizeof *objs);
         uint64_t *bytes = calloc((size_t)live->n_sites + 1, sizeof *bytes);
-        ok = live->objs && live->bytes && objs && bytes;
+        ok = ok && live->objs && live->bytes && objs && bytes;
         if (ok) {
             for (uint32_t k = 1; k <= ts.n; k++) {
                 if (site_of[k] == 0 || site_of[k] > live->n_sites) continue;

@@ -62,6 +62,18 @@ void JNICALL hp_sites_exact_on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jth
                                                jobject object, jclass klass, jlong size);
 bool hp_sites_exact_find_natives(JNIEnv *jni);
 void hp_sites_exact_vm_alloc_record(jvmtiEnv *jvmti, bool on);
+/* vm_alloc.c: while on, the calling thread's own allocations are not counted. */
+void hp_sites_exact_vm_alloc_ignore(bool on);
+
+/* unlearned.c, at a dump: the sites of tracker numbers `numbers` whose
+ * class no object taught learn it from the allocating method's loader (a
+ * site of a class no longer loaded stays unlearned); then, after the heap
+ * walks, instance sites among them get their size, from the live objects
+ * per class serial - base (below n_classes) or from an instance made. */
+void hp_sites_exact_learn_unlearned(jvmtiEnv *jvmti, JNIEnv *jni, const int32_t *numbers,
+                                    uint32_t n);
+void hp_sites_exact_size_unlearned(jvmtiEnv *jvmti, JNIEnv *jni, const uint64_t *live_objs,
+                                   const uint64_t *live_bytes, uint32_t n_classes);
 
 /* tally.c: per key, this dump's figures. */
 struct hp_sites_tally {

@@ -131,11 +131,18 @@ static bool counted_by_hook(jvmtiEnv *jvmti, const jvmtiFrameInfo *f, jint n)
     return hooked;
 }
 
+static _Thread_local bool ignoring;
+
+void hp_sites_exact_vm_alloc_ignore(bool on)
+{
+    ignoring = on;
+}
+
 static void record_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
                                    jclass klass, jlong size)
 {
     (void)thread;
-    if (!atomic_load_explicit(&recording, memory_order_relaxed)) return;
+    if (!atomic_load_explicit(&recording, memory_order_relaxed) || ignoring) return;
     const struct hp_thread *t = hp_thread_get(jvmti, NULL);
     if (t != NULL && t->agent) return;
     /* A hooked clone() or Unsafe.allocateInstance is told by two frames, so
