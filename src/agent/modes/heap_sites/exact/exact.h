@@ -45,7 +45,7 @@ bool hp_sites_exact_learn_layout(jvmtiEnv *jvmti, JNIEnv *jni);
  * thread is inside one. */
 void hp_sites_exact_tags_allowed(bool on);
 
-/* survivors.c, heap=all: `o` is recorded to be tagged with an ID of
+/* survivors.c: `o` is recorded to be tagged with an ID of
  * `site_bits` if it survives a collection (false: not recorded, tag it now);
  * the drainer thread and the GC event that wakes it; a drain tags every
  * recorded object still alive (dumps, after their collection); stop ends

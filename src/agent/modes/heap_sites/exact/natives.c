@@ -94,8 +94,8 @@ static bool set_tag(jvmtiEnv *jvmti, jobject o, jlong tag)
     return err == JVMTI_ERROR_NONE;
 }
 
-/* heap=all records the object to be tagged if it survives a collection
- * (survivors.c); otherwise, or when that is full, it is tagged now. */
+/* The object is recorded to be tagged if it survives a collection
+ * (survivors.c); otherwise (attached, or that is full) it is tagged now. */
 static jint tag(jvmtiEnv *jvmti, JNIEnv *jni, jobject o, jintArray keys, jint at, jint kid,
                 jboolean sampled)
 {
@@ -118,7 +118,7 @@ static jint tag(jvmtiEnv *jvmti, JNIEnv *jni, jobject o, jintArray keys, jint at
     struct hp_key *key = hp_key_get((uint32_t)kid);
     if (key == NULL) return -1;
     uint32_t bits = (uint32_t)kid | (sampled ? HP_KEY_SAMPLED : 0);
-    bool later = hp_sites_exact_tags_all() && hp_sites_exact_survivors_record(jni, o, bits);
+    bool later = hp_sites_exact_survivors_record(jni, o, bits);
     if (!later && !set_tag(jvmti, o, (jlong)hp_objid_new(bits))) return -1;
     atomic_fetch_add_explicit(&key->tagged, 1, memory_order_relaxed);
     if (sampled) atomic_fetch_add_explicit(&key->sampled, 1, memory_order_relaxed);
