@@ -68,6 +68,10 @@ def make_case(env):
             # an intrinsic: left uninstrumented, rather than losing the calls
             # the JIT-compiled intrinsic makes
             self.assertEqual(count_top(rows, "java.lang.Math.max"), 0)
+            # method-handle plumbing counts as its caller, as the spun
+            # LambdaForms do: one trace, whichever LambdaForm ran
+            self.assertEqual(count_path(rows, [f"{c}.viaHandle", f"{c}.main"]), N)
+            self.assertEqual(count_top(rows, "java.lang.invoke.Invokers.checkExactType"), 0)
             # rec(6) five times: 7 frames deep; depth=4 keeps the top 4 frames
             self.assertEqual(count_path(rows, [f"{c}.rec", f"{c}.main"]), 5)
             self.assertEqual(count_path(rows, [f"{c}.rec"] * 2 + [f"{c}.main"]), 5)
@@ -146,6 +150,7 @@ def make_case(env):
             got = {(r[1], r[2]): r[0] for r in rows}
             c = "CpuTimesCalls"
             self.assertEqual(got[(f"{c}.leaf(I)V", f"{c}.main([Ljava/lang/String;)V")], N)
+            self.assertEqual(got[(f"{c}.viaHandle(I)I", f"{c}.main([Ljava/lang/String;)V")], N)
             self.assertEqual(got[(f"{c}.rec(I)I", f"{c}.rec(I)I")], 30)
             self.assertEqual(got[(f"{c}.thrower(I)V", f"{c}.thrower(I)V")], 27)
             self.assertEqual(got[(f"{c}.work()V", f"{c}$Worker.run()V")], 8 * M)

@@ -1,4 +1,5 @@
-/* Unit test of the @IntrinsicCandidate scan on hand-built class files. */
+/* Unit test of the scan for @IntrinsicCandidate methods and method-handle
+ * plumbing on hand-built class files. */
 #include "agent/instrument/intrinsics.h"
 
 #include <setjmp.h>
@@ -36,10 +37,10 @@ static void utf8(struct buf *b, const char *s)
 
 enum body { NO_CODE, ALLOCATES, ASSERTS, COMPUTES };
 
-/* Class M with max(II)I annotated @Bar(v=@Bar) then @IntrinsicCandidate,
+/* Class `cls` with max(II)I annotated @Bar(v=@Bar) then `annotation`,
  * with a Code attribute per `body`, other(II)I annotated @Bar only, and a
  * Long constant (two pool slots). */
-static size_t build(struct buf *b, const char *annotation, enum body body)
+static size_t build_class(struct buf *b, const char *cls, const char *annotation, enum body body)
 {
     static const uint8_t code[][4] = {
         [ALLOCATES] = {0x04, 0xbc, 10, 0xb0},   /* iconst_1; newarray int; areturn */
@@ -48,7 +49,7 @@ static size_t build(struct buf *b, const char *annotation, enum body body)
     b->n = 0;
     u4(b, 0xCAFEBABE), u2(b, 0), u2(b, 61);
     u2(b, 17);                                 /* pool count */
-    utf8(b, "M");                              /* 1 */
+    utf8(b, cls);                              /* 1 */
     u1(b, 7), u2(b, 1);                        /* 2 Class M */
     utf8(b, "java/lang/Object");               /* 3 */
     u1(b, 7), u2(b, 3);                        /* 4 */
@@ -86,6 +87,11 @@ static size_t build(struct buf *b, const char *annotation, enum body body)
     return b->n;
 }
 
+static size_t build(struct buf *b, const char *annotation, enum body body)
+{
+    return build_class(b, "M", annotation, body);
+}
+
 static void finds_annotated_methods_only(void **state)
 {
     (void)state;
@@ -101,6 +107,7 @@ static void finds_annotated_methods_only(void **state)
         assert_int_equal(hp_intrinsics_kind(&in, "max", "(II)I"), HP_INTRINSIC);
         assert_int_equal(hp_intrinsics_kind(&in, "other", "(II)I"), HP_NOT_INTRINSIC);
         assert_int_equal(hp_intrinsics_kind(&in, "max", "(I)I"), HP_NOT_INTRINSIC);
+        hp_intrinsics_free(&in);
     }
 }
 
@@ -114,10 +121,13 @@ static void tells_allocating_intrinsics(void **state)
     const char *ic = "Ljdk/internal/vm/annotation/IntrinsicCandidate;";
     hp_intrinsics_scan(b.b, build(&b, ic, ALLOCATES), &in);
     assert_int_equal(hp_intrinsics_kind(&in, "max", "(II)I"), HP_INTRINSIC_ALLOCATING);
+    hp_intrinsics_free(&in);
     hp_intrinsics_scan(b.b, build(&b, ic, ASSERTS), &in);
     assert_int_equal(hp_intrinsics_kind(&in, "max", "(II)I"), HP_INTRINSIC);
+    hp_intrinsics_free(&in);
     hp_intrinsics_scan(b.b, build(&b, ic, COMPUTES), &in);
     assert_int_equal(hp_intrinsics_kind(&in, "max", "(II)I"), HP_INTRINSIC);
+    hp_intrinsics_free(&in);
 }
 
 static void ignores_other_annotations(void **state)
@@ -127,6 +137,37 @@ static void ignores_other_annotations(void **state)
     struct hp_intrinsics in;
     hp_intrinsics_scan(b.b, build(&b, "Lfoo/Baz;", ALLOCATES), &in);
     assert_int_equal(in.n, 0);
+    hp_intrinsics_free(&in);
+}
+
+/* @ForceInline and @Hidden mark method-handle plumbing in java/lang/invoke/
+ * and jdk/internal/reflect/ only; @IntrinsicCandidate anywhere. */
+static void finds_plumbing_in_its_packages(void **state)
+{
+    (void)state;
+    struct buf b;
+    struct hp_intrinsics in;
+    const char *force = "Ljdk/internal/vm/annotation/ForceInline;";
+    const char *hidden = "Ljdk/internal/vm/annotation/Hidden;";
+    const char *owners[] = {"java/lang/invoke/VarHandleGuards", "jdk/internal/reflect/Accessor"};
+    for (int i = 0; i < 2; i++) {
+        hp_intrinsics_scan(b.b, build_class(&b, owners[i], i ? hidden : force, ALLOCATES), &in);
+        assert_int_equal(hp_intrinsics_kind(&in, "max", "(II)I"), HP_MH_PLUMBING);
+        assert_int_equal(hp_intrinsics_kind(&in, "other", "(II)I"), HP_NOT_INTRINSIC);
+        hp_intrinsics_free(&in);
+    }
+    hp_intrinsics_scan(b.b, build_class(&b, "java/lang/invokeX", force, COMPUTES), &in);
+    assert_int_equal(in.n, 0);
+    hp_intrinsics_free(&in);
+    hp_intrinsics_scan(b.b, build_class(&b, "java/util/Objects", force, COMPUTES), &in);
+    assert_int_equal(in.n, 0);
+    hp_intrinsics_free(&in);
+    hp_intrinsics_scan(b.b,
+                       build_class(&b, "java/lang/invoke/Invokers",
+                                   "Ljdk/internal/vm/annotation/IntrinsicCandidate;", COMPUTES),
+                       &in);
+    assert_int_equal(hp_intrinsics_kind(&in, "max", "(II)I"), HP_INTRINSIC);
+    hp_intrinsics_free(&in);
 }
 
 static void truncated_class_is_safe(void **state)
@@ -138,6 +179,7 @@ static void truncated_class_is_safe(void **state)
     for (size_t cut = 0; cut < n; cut++) {
         hp_intrinsics_scan(b.b, cut, &in);
         assert_true(in.n <= 1);
+        hp_intrinsics_free(&in);
     }
 }
 
@@ -147,6 +189,7 @@ int main(void)
         cmocka_unit_test(finds_annotated_methods_only),
         cmocka_unit_test(tells_allocating_intrinsics),
         cmocka_unit_test(ignores_other_annotations),
+        cmocka_unit_test(finds_plumbing_in_its_packages),
         cmocka_unit_test(truncated_class_is_safe),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -130,14 +130,34 @@ static void skip_element(struct rd *r, int depth)
     }
 }
 
-/* True if a RuntimeVisibleAnnotations body names an intrinsic annotation. */
-static bool annotated(struct rd r, const struct pool *cp)
+static const char *const intrinsic_annotations[] = {
+    "Ljdk/internal/vm/annotation/IntrinsicCandidate;", "Ljdk/internal/HotSpotIntrinsicCandidate;"};
+static const char *const plumbing_annotations[] = {"Ljdk/internal/vm/annotation/ForceInline;",
+                                                   "Ljdk/internal/vm/annotation/Hidden;"};
+static const char *const plumbing_packages[] = {"java/lang/invoke/", "jdk/internal/reflect/"};
+
+#define COUNT(a) (sizeof(a) / sizeof(a)[0])
+
+static bool utf8_in(const struct pool *cp, unsigned i, const char *const *list, size_t n)
 {
-    bool found = false;
+    for (size_t k = 0; k < n; k++)
+        if (utf8_is(cp, i, list[k])) return true;
+    return false;
+}
+
+enum { ANN_INTRINSIC = 1, ANN_PLUMBING = 2 };
+
+/* Which of the annotations sought a RuntimeVisibleAnnotations body names
+ * (ANN_* bits; plumbing ones only when `plumbing` is sought). */
+static int annotated(struct rd r, const struct pool *cp, bool plumbing)
+{
+    int found = 0;
     for (uint32_t n = take(&r, 2); n-- && !r.bad;) {
         uint32_t type = (uint32_t)(r.end - r.p) >= 2 ? (uint32_t)(r.p[0] << 8 | r.p[1]) : 0;
-        found |= utf8_is(cp, type, "Ljdk/internal/vm/annotation/IntrinsicCandidate;") ||
-                 utf8_is(cp, type, "Ljdk/internal/HotSpotIntrinsicCandidate;");
+        if (utf8_in(cp, type, intrinsic_annotations, COUNT(intrinsic_annotations)))
+            found |= ANN_INTRINSIC;
+        if (plumbing && utf8_in(cp, type, plumbing_annotations, COUNT(plumbing_annotations)))
+            found |= ANN_PLUMBING;
         skip_annotation(&r, 0);
     }
     return found;
@@ -180,49 +200,84 @@ static bool allocates(struct rd r, const struct pool *cp)
     return false;
 }
 
-static void scan_methods(struct rd *r, const struct pool *cp, struct hp_intrinsics *out)
+static bool add_method(struct hp_intrinsics *out, const struct pool *cp, uint32_t name,
+                       uint32_t desc, bool intrinsic, bool allocating)
+{
+    if (name >= cp->n || desc >= cp->n || !cp->utf8[name] || !cp->utf8[desc]) return true;
+    if (out->n == out->cap) {
+        unsigned cap = out->cap ? 2 * out->cap : 16;
+        struct hp_special_method *m = realloc(out->m, sizeof *m * cap);
+        if (m == NULL) return false;
+        out->m = m;
+        out->cap = cap;
+    }
+    out->m[out->n++] = (struct hp_special_method){.name = cp->utf8[name],
+                                                  .name_len = cp->len[name],
+                                                  .desc = cp->utf8[desc],
+                                                  .desc_len = cp->len[desc],
+                                                  .intrinsic = intrinsic,
+                                                  .allocates = allocating};
+    return true;
+}
+
+static void scan_methods(struct rd *r, const struct pool *cp, bool plumbing,
+                         struct hp_intrinsics *out)
 {
     for (uint32_t n = take(r, 2); n-- && !r->bad;) {
         take(r, 2);
         uint32_t name = take(r, 2), desc = take(r, 2);
-        bool hit = false, allocating = false;
+        int hit = 0;
+        bool allocating = false;
         for (uint32_t a = take(r, 2); a-- && !r->bad;) {
             uint32_t aname = take(r, 2), alen = take(r, 4);
             if ((size_t)(r->end - r->p) >= alen) {
                 struct rd body = {r->p, r->p + alen, false};
-                if (utf8_is(cp, aname, "RuntimeVisibleAnnotations")) hit |= annotated(body, cp);
+                if (utf8_is(cp, aname, "RuntimeVisibleAnnotations"))
+                    hit |= annotated(body, cp, plumbing);
                 if (utf8_is(cp, aname, "Code")) allocating = allocates(body, cp);
             }
             skip(r, alen);
         }
-        if (hit && !r->bad && name < cp->n && desc < cp->n && cp->utf8[name] && cp->utf8[desc] &&
-            out->n < HP_MAX_INTRINSICS) {
-            out->m[out->n].name = cp->utf8[name];
-            out->m[out->n].name_len = cp->len[name];
-            out->m[out->n].desc = cp->utf8[desc];
-            out->m[out->n].desc_len = cp->len[desc];
-            out->m[out->n].allocates = allocating;
-            out->n++;
-        }
+        if (hit && !r->bad &&
+            !add_method(out, cp, name, desc, (hit & ANN_INTRINSIC) != 0, allocating))
+            return;
     }
+}
+
+/* Whether this_class (at r) is in a package whose plumbing is sought. */
+static bool in_plumbing_package(struct rd r, const struct pool *cp)
+{
+    skip(&r, 2);
+    uint32_t this_class = take(&r, 2);
+    if (r.bad || this_class >= cp->n) return false;
+    unsigned name = cp->class_name[this_class];
+    for (size_t k = 0; k < COUNT(plumbing_packages); k++) {
+        size_t len = strlen(plumbing_packages[k]);
+        if (name < cp->n && cp->utf8[name] && cp->len[name] > len &&
+            !memcmp(cp->utf8[name], plumbing_packages[k], len))
+            return true;
+    }
+    return false;
 }
 
 void hp_intrinsics_scan(const uint8_t *cls, size_t len, struct hp_intrinsics *out)
 {
-    out->n = 0;
+    *out = (struct hp_intrinsics){0};
     struct rd r = {cls, cls + len, false};
     struct pool cp = {0};
     skip(&r, 8);
     read_pool(&r, &cp);
+    bool plumbing = !r.bad && in_plumbing_package(r, &cp);
     bool mentioned = false;
     for (unsigned i = 1; i < cp.n && !r.bad; i++)
-        mentioned |= utf8_is(&cp, i, "Ljdk/internal/vm/annotation/IntrinsicCandidate;") ||
-                     utf8_is(&cp, i, "Ljdk/internal/HotSpotIntrinsicCandidate;");
+        mentioned |=
+            utf8_in(&cp, i, intrinsic_annotations, COUNT(intrinsic_annotations)) ||
+            (plumbing && utf8_in(&cp, i, plumbing_annotations, COUNT(plumbing_annotations)));
     if (mentioned) {
         skip(&r, 6);
         skip(&r, 2 * (size_t)take(&r, 2)); /* interfaces */
         skip_members(&r);                  /* fields */
-        scan_methods(&r, &cp, out);
+        scan_methods(&r, &cp, plumbing, out);
     }
     free(cp.utf8);
     free(cp.len);
@@ -233,9 +288,19 @@ enum hp_intrinsic hp_intrinsics_kind(const struct hp_intrinsics *in, const char 
                                      const char *desc)
 {
     size_t nl = strlen(name), dl = strlen(desc);
-    for (unsigned i = 0; i < in->n; i++)
-        if (in->m[i].name_len == nl && in->m[i].desc_len == dl &&
-            !memcmp(in->m[i].name, name, nl) && !memcmp(in->m[i].desc, desc, dl))
-            return in->m[i].allocates ? HP_INTRINSIC_ALLOCATING : HP_INTRINSIC;
+    for (unsigned i = 0; i < in->n; i++) {
+        const struct hp_special_method *m = &in->m[i];
+        if (m->name_len != nl || m->desc_len != dl || memcmp(m->name, name, nl) ||
+            memcmp(m->desc, desc, dl))
+            continue;
+        if (!m->intrinsic) return HP_MH_PLUMBING;
+        return m->allocates ? HP_INTRINSIC_ALLOCATING : HP_INTRINSIC;
+    }
     return HP_NOT_INTRINSIC;
+}
+
+void hp_intrinsics_free(struct hp_intrinsics *in)
+{
+    free(in->m);
+    *in = (struct hp_intrinsics){0};
 }

@@ -1,6 +1,11 @@
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+
 /**
  * Calls methods a known number of times: a leaf N times, JDK methods 20 N
- * times (enough for the JIT to compile them), a recursion, an
+ * times (enough for the JIT to compile them), a method through a method
+ * handle N times, a recursion, an
  * exception thrown through several frames, a thread killed by an uncaught
  * exception, THREADS threads each calling work() M times, and 200 short
  * threads calling brief() 100 times each.
@@ -18,6 +23,13 @@ public class CpuTimesCalls {
      * a JIT intrinsic, left uninstrumented. */
     static int jdk(int i) {
         return Integer.compare(i, 7) + Math.max(i, 3);
+    }
+
+    /* Called through a MethodHandle: between it and main run LambdaForms,
+     * some compiled into java.lang.invoke's Holder classes, others spun as
+     * hidden classes once the handle is customized. */
+    static int viaHandle(int i) {
+        return i + 1;
     }
 
     static int rec(int n) {
@@ -82,10 +94,13 @@ public class CpuTimesCalls {
         }
     }
 
-    public static void main(String[] args) throws Exception {
+    public static void main(String[] args) throws Throwable {
         int n = Integer.parseInt(args[0]), m = Integer.parseInt(args[1]);
         for (int i = 0; i < n; i++) leaf(i);
         for (int i = 0; i < 20 * n; i++) sink += jdk(i);
+        MethodHandle h = MethodHandles.lookup().findStatic(CpuTimesCalls.class, "viaHandle",
+                MethodType.methodType(int.class, int.class));
+        for (int i = 0; i < n; i++) sink += (int) h.invokeExact(i);
         for (int i = 0; i < 5; i++) rec(6);
         for (int i = 0; i < 9; i++) catcher();
         Thread d = new Dying();
