@@ -175,7 +175,9 @@ static void record_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
     atomic_store(&key->site, site);
     atomic_fetch_add_explicit(&key->objs, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&key->bytes, (uint64_t)size, memory_order_relaxed);
-    if ((*jvmti)->SetTag(jvmti, object, (jlong)hp_objid_new(kid)) == JVMTI_ERROR_NONE)
+    /* Tagged only if it survives a collection, as the tracker's objects. */
+    if (hp_sites_exact_survivors_record(jni, object, kid) ||
+        (*jvmti)->SetTag(jvmti, object, (jlong)hp_objid_new(kid)) == JVMTI_ERROR_NONE)
         atomic_fetch_add_explicit(&key->tagged, 1, memory_order_relaxed);
 }
 
