@@ -34,6 +34,8 @@
  *   invoke      after an invoke* (not invokedynamic) whose result is a
  *               reference, when invoke_number accepts it:
  *                                                invoke(Object result, int site)
+ *   mark        before such an invoke when invoke_marked accepts it too
+ *               (its last argument a reference):  mark(Object last argument)
  * Constant arguments are pushed with iconst/bipush/sipush/ldc(_w).
  * Never touched: methods without code, the tracker class, and finalize()V
  * whose body is a lone `return` (the VM registers objects for finalization
@@ -156,6 +158,12 @@ struct bci_hooks {
     int (*site_number)(void *ctx, const struct bci_site *site);
     /* Number for an invocation; BCI_SKIP (or NULL) leaves it alone. */
     int (*invoke_number)(void *ctx, const struct bci_invoke *inv);
+    /* For an invocation invoke_number accepted whose last argument is a
+     * reference: nonzero also calls mark(that argument) just before it,
+     * (Ljava/lang/Object;)V in alloc_class, so that the tracker knows the
+     * call is under way (the invoke hook runs only once it returns). */
+    int (*invoke_marked)(void *ctx, const struct bci_invoke *inv);
+    const char *mark_name, *mark_desc;
     /* When set: the call sites of every numbered method, and the class's
      * SourceFile (if it has one, before any method), so that frames of its
      * callers get lines and names outlive the class. */

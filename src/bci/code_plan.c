@@ -151,9 +151,25 @@ static const cp_ent *invoked(const cpool *cp, const uint8_t *c, const cp_ent **n
     return r;
 }
 
+/* Whether the last parameter of descriptor d (up to its ')') is a reference. */
+static int last_param_is_reference(const uint8_t *d, const uint8_t *close)
+{
+    const uint8_t *p = d + 1, *last = NULL;
+    while (p < close) {
+        last = p;
+        while (p < close && *p == '[')
+            p++;
+        if (p < close && *p == 'L') p = memchr(p, ';', (size_t)(close - p));
+        if (p == NULL) return 0;
+        p++;
+    }
+    return last && (*last == 'L' || *last == '[');
+}
+
 /* Asks the caller for an invocation's number when the invoke returns a
- * reference; BCI_SKIP, another result or failure: no injection. */
-static int invoke_number(mctx *m, const insn_t *i, int *num)
+ * reference, and whether to mark it (*mark); BCI_SKIP, another result or
+ * failure: no injection. */
+static int invoke_number(mctx *m, const insn_t *i, int *num, int *mark)
 {
     const struct bci_hooks *h = m->x->h;
     const cpool *cp = &m->x->cf.cp;
@@ -189,6 +205,8 @@ static int invoke_number(mctx *m, const insn_t *i, int *num)
                              .desc = buf + on + nm->slen + 2,
                              .line = code_line_of(m, i->pc)};
     *num = h->invoke_number(h->ctx, &inv);
+    *mark = *num >= 0 && h->mark_name && h->invoke_marked && h->invoke_marked(h->ctx, &inv) &&
+            last_param_is_reference(d->s, close);
     free(buf);
     return *num >= 0;
 }
@@ -341,7 +359,10 @@ void code_plan(mctx *m, const smt_table *smt)
     for (uint32_t k = 0; k < m->n && !m->err; k++) {
         insn_t *i = &m->in[k];
         uint8_t op = m->code[i->pc];
-        int site;
+        int site, invoke_site = 0, mark = 0;
+        int hooked_invoke = on && op >= OP_INVOKEVIRTUAL && op <= OP_INVOKEINTERFACE &&
+                            h->invoke_name && h->invoke_number &&
+                            invoke_number(m, i, &invoke_site, &mark);
         i->pre = (uint32_t)m->inj.len;
         if (m->local >= 0 && i->handler && !only_rethrows(m, k)) {
             uint16_t args = code_local_size(m);
@@ -377,6 +398,11 @@ void code_plan(mctx *m, const smt_table *smt)
             need_rel(m, 1 + ctx);
             m->x->res->sites++;
         }
+        if (mark) { /* last in the prefix: right before the invoke */
+            wr_u1(&m->inj, OP_DUP);
+            call_hook(m, HK_MARK);
+            need_rel(m, 1);
+        }
         i->pre_len = (uint32_t)m->inj.len - i->pre;
         i->suf = (uint32_t)m->inj.len;
         if (on && (op == OP_NEWARRAY || op == OP_ANEWARRAY || op == OP_MULTIANEWARRAY) &&
@@ -387,10 +413,9 @@ void code_plan(mctx *m, const smt_table *smt)
             call_hook(m, HK_ARRAY);
             need_rel(m, 2 + ctx);
             m->x->res->sites++;
-        } else if (on && op >= OP_INVOKEVIRTUAL && op <= OP_INVOKEINTERFACE && h->invoke_name &&
-                   h->invoke_number && invoke_number(m, i, &site)) {
+        } else if (hooked_invoke) {
             wr_u1(&m->inj, OP_DUP);
-            push_int(m, site);
+            push_int(m, invoke_site);
             uint16_t ctx = push_alloc_local(m);
             call_hook(m, HK_INVOKE);
             need_rel(m, 2 + ctx);

@@ -17,6 +17,7 @@ enum {
     HK_ARRAY,
     HK_OINIT,
     HK_INVOKE,
+    HK_MARK,
     HK_COUNT
 };
 

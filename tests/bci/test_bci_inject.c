@@ -289,6 +289,57 @@ static void test_invoke_results(void **state)
     free(cls);
 }
 
+/* Marks the invocations named "make". */
+static int marks_make(void *ctx, const struct bci_invoke *inv)
+{
+    (void)ctx;
+    return strcmp(inv->name, "make") == 0;
+}
+
+/* A marked invoke gets `dup; invokestatic mark` (its last argument, a
+ * reference) right before it and the invoke hook after it; one whose last
+ * argument is an int is not marked. */
+static void test_marked_invokes(void **state)
+{
+    (void)state;
+    classgen *g = cg_new(52, "C", "java/lang/Object");
+    uint16_t make = cg_methodref(g, "C", "make", "(Ljava/lang/Object;)Ljava/lang/Object;");
+    uint16_t make_int = cg_methodref(g, "C", "make", "(I)Ljava/lang/Object;");
+    uint8_t code[] = {0x01, 0xb8, make >> 8,     make & 255,     0x57, /* aconst_null; make; pop */
+                      0x04, 0xb8, make_int >> 8, make_int & 255, 0x57, /* iconst_1; make(I); pop */
+                      0xb1};
+    size_t len;
+    uint8_t lnt[] = {0, 0};
+    uint8_t *cls = cg_finish_with_lines(g, 1, code, sizeof code, lnt, sizeof lnt, &len);
+    struct invoke_log log = {0};
+    struct bci_hooks h = {.tracker_class = "T",
+                          .invoke_name = "iv",
+                          .invoke_desc = "(Ljava/lang/Object;I)V",
+                          .invoke_number = log_invoke,
+                          .invoke_marked = marks_make,
+                          .mark_name = "mk",
+                          .mark_desc = "(Ljava/lang/Object;)V",
+                          .ctx = &log};
+    struct bci_result r;
+    assert_int_equal(rewrite(cls, len, &h, &r), 1);
+    assert_int_equal(r.invokes, 2);
+    code_t c;
+    get_code(r.data, r.len, 0, &c);
+    /* aconst_null; dup; invokestatic T.mk; invokestatic make; dup; sipush; invokestatic T.iv */
+    assert_int_equal(c.code[0], 0x01);
+    assert_int_equal(c.code[1], 0x59);
+    assert_int_equal(c.code[2], 0xb8);
+    uint16_t mk = (uint16_t)(c.code[3] << 8 | c.code[4]);
+    assert_memory_equal(c.code + 5, ((uint8_t[]){0xb8, make >> 8, make & 255, 0x59, 0x11}), 5);
+    assert_int_not_equal(mk, make);
+    /* the int form: iconst_1 straight before its invoke */
+    const uint8_t *second = c.code + 5 + 3 + 7 + 1;
+    assert_memory_equal(second, ((uint8_t[]){0x04, 0xb8, make_int >> 8, make_int & 255}), 4);
+    assert_int_equal(c.max_stack, 3);
+    bci_free(&r);
+    free(cls);
+}
+
 static void test_constructor_catch_starts_after_super(void **state)
 {
     (void)state;
@@ -438,6 +489,7 @@ int main(void)
         cmocka_unit_test(test_branch_to_zero_skips_entry),
         cmocka_unit_test(test_allocation_sites),
         cmocka_unit_test(test_invoke_results),
+        cmocka_unit_test(test_marked_invokes),
         cmocka_unit_test(test_constructor_catch_starts_after_super),
         cmocka_unit_test(test_object_init),
         cmocka_unit_test(test_skip_leaves),

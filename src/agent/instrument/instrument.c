@@ -175,6 +175,14 @@ static int number_invoke(void *ctx, const struct bci_invoke *inv)
     return BCI_SKIP;
 }
 
+static int marks_invoke(void *ctx, const struct bci_invoke *inv)
+{
+    (void)ctx;
+    for (int i = 0; i < n_clients; i++)
+        if (clients[i].invoke_marked) return clients[i].invoke_marked(clients[i].ctx, inv);
+    return 0;
+}
+
 static void record_calls(void *ctx, const struct bci_method_calls *mc)
 {
     (void)ctx;
@@ -215,6 +223,7 @@ static void rewrite_class(jvmtiEnv *jvmti, JNIEnv *jni, jclass redefined, jobjec
     h.method_number = number_method;
     h.site_number = number_site;
     h.invoke_number = number_invoke;
+    h.invoke_marked = marks_invoke;
     if (frames) {
         h.method_calls = record_calls;
         h.source_file = record_source;
@@ -512,7 +521,8 @@ bool hp_instr_add(struct hp_setup *s, const struct hp_instr_client *c)
         !claim(&h->new_array_name, &h->new_array_desc, c->new_array_name, c->new_array_desc) ||
         !claim(&h->object_init_name, &h->object_init_desc, c->object_init_name,
                c->object_init_desc) ||
-        !claim(&h->invoke_name, &h->invoke_desc, c->invoke_name, c->invoke_desc)) {
+        !claim(&h->invoke_name, &h->invoke_desc, c->invoke_name, c->invoke_desc) ||
+        !claim(&h->mark_name, &h->mark_desc, c->mark_name, c->mark_desc)) {
         hp_error("two modes claim the same bytecode injection");
         return false;
     }
@@ -529,7 +539,8 @@ bool hp_instr_add(struct hp_setup *s, const struct hp_instr_client *c)
         h->entry_exit_skip_leaves = c->entry_exit_skip_leaves;
         h->entry_local = c->entry_local;
     }
-    if (c->new_obj_name || c->new_array_name || c->object_init_name || c->invoke_name) {
+    if (c->new_obj_name || c->new_array_name || c->object_init_name || c->invoke_name ||
+        c->mark_name) {
         h->alloc_class = c->class_name;
         h->alloc_local = c->alloc_local;
     }

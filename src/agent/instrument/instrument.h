@@ -59,6 +59,9 @@ struct hp_instr_client {
     int (*site_number)(void *ctx, const struct bci_site *site, uint32_t cnum);
     /* Numbers of the invocations to hook (NULL: none). */
     int (*invoke_number)(void *ctx, const struct bci_invoke *inv, uint32_t cnum);
+    /* Of those, the ones marked before the call (bci invoke_marked, mark). */
+    bool (*invoke_marked)(void *ctx, const struct bci_invoke *inv);
+    const char *mark_name, *mark_desc; /* (Ljava/lang/Object;)V */
     /* A client counting allocations: true for an @IntrinsicCandidate method
      * whose bytecode allocates and that is to be rewritten like any other
      * method, false for those whose JIT replacements allocate too (counted

@@ -158,6 +158,14 @@ int hp_bsite_invoke(void *ctx, const struct bci_invoke *inv, uint32_t cnum)
     return (int)(idx << HP_BSITE_SHIFT) | (box ? HP_BSITE_BOX : HP_BSITE_DYN);
 }
 
+bool hp_bsite_marked(void *ctx, const struct bci_invoke *inv)
+{
+    (void)ctx;
+    return inv->opcode == 0xb6 && strcmp(inv->name, "allocateInstance") == 0 &&
+           strcmp(inv->owner, "jdk/internal/misc/Unsafe") == 0 &&
+           strcmp(inv->desc, "(Ljava/lang/Class;)Ljava/lang/Object;") == 0;
+}
+
 /* Derived sites: (DYN site index, signature) -> index, open addressing. */
 struct derived_ent {
     uint32_t dyn, idx; /* idx + 1, 0: empty */

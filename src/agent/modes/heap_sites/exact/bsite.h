@@ -40,6 +40,11 @@ int hp_bsite_number(void *ctx, const struct bci_site *site, uint32_t cnum);
  * and copyOfRange with a Class, Unsafe.allocateInstance and
  * allocateUninitializedArray0). */
 int hp_bsite_invoke(void *ctx, const struct bci_invoke *inv, uint32_t cnum);
+/* hp_instr_client.invoke_marked: the hooked calls of
+ * Unsafe.allocateInstance, whose class HprofSites.vmMark keeps until the
+ * call returns, so that its VMObjectAlloc event (vm_alloc.c) is told
+ * without a stack walk. */
+bool hp_bsite_marked(void *ctx, const struct bci_invoke *inv);
 /* hp_instr_client.rewrites_intrinsic: all but those hp_bsite_invoke hooks
  * and those whose JIT replacement allocates unseen. */
 bool hp_bsite_rewrites_intrinsic(const char *owner, const char *name, const char *desc);

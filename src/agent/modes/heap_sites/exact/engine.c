@@ -106,6 +106,10 @@ static bool on_load(struct hp_setup *s)
         .invoke_desc = "(Ljava/lang/Object;I)V",
         .site_number = hp_bsite_number,
         .invoke_number = hp_bsite_invoke,
+        /* Start-up build: vm_alloc.c reads the mark through Thread's field. */
+        .invoke_marked = hp.attached ? NULL : hp_bsite_marked,
+        .mark_name = hp.attached ? NULL : "vmMark",
+        .mark_desc = "(Ljava/lang/Object;)V",
         .rewrites_intrinsic = hp_bsite_rewrites_intrinsic,
         /* Each thread's tracker state, caller window and shadow stack, one
          * load away; attached, in the tracker's table. */

@@ -4,6 +4,7 @@
 #include "agent/core/agent.h"
 #include "agent/core/error.h"
 #include "agent/core/in_agent.h"
+#include "agent/instrument/instrument.h"
 #include "agent/modes/heap_sites/exact/bsite.h"
 #include "agent/modes/heap_sites/exact/exact.h"
 #include "agent/modes/heap_sites/exact/key.h"
@@ -21,6 +22,8 @@ static jmethodID m_clone, m_new_array, m_alloc_instance;
 /* Frames between Array.newArray and the hooked call that counts its array:
  * Array.newInstance, and the copyOf methods that call it (not rewritten). */
 static jmethodID m_new_instance, m_copy_of, m_copy_of_range;
+/* Thread.hprofSites and HprofSites.vmMarked (start-up build only). */
+static jfieldID f_thread_sites, f_vm_marked;
 
 /* The constant an injected push at code[at..] gives, -1 if none. */
 static int32_t pushed(const unsigned char *code, jint len, jint at, jint *next)
@@ -138,13 +141,34 @@ void hp_sites_exact_vm_alloc_ignore(bool on)
     ignoring = on;
 }
 
+/* Whether a hooked Unsafe.allocateInstance of `klass` is under way on
+ * `thread` (HprofSites.vmMark): its hook counts the object once the call
+ * returns. Read through two fields, not a stack walk: JDK 25's C2 gives up
+ * the call's intrinsic while VMObjectAlloc is on, so every object a method
+ * handle constructs posts the event, and even a walk of one frame cost
+ * more than the rest of the agent on such code. An object of the class
+ * made by its own initializer during the call is no hooked one (the class
+ * is not initialized yet): it is told by the walk. */
+static bool marked_by_hook(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jclass klass)
+{
+    if (f_vm_marked == NULL || thread == NULL) return false;
+    jobject state = (*jni)->GetObjectField(jni, thread, f_thread_sites);
+    jobject marked = state ? (*jni)->GetObjectField(jni, state, f_vm_marked) : NULL;
+    bool same = marked != NULL && (*jni)->IsSameObject(jni, marked, klass);
+    if (marked) (*jni)->DeleteLocalRef(jni, marked);
+    if (state) (*jni)->DeleteLocalRef(jni, state);
+    jint status = 0;
+    return same && (*jvmti)->GetClassStatus(jvmti, klass, &status) == JVMTI_ERROR_NONE &&
+           (status & JVMTI_CLASS_STATUS_INITIALIZED);
+}
+
 static void record_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
                                    jclass klass, jlong size)
 {
-    (void)thread;
     if (!atomic_load_explicit(&recording, memory_order_relaxed) || ignoring) return;
     const struct hp_thread *t = hp_thread_get(jvmti, NULL);
     if (t != NULL && t->agent) return;
+    if (marked_by_hook(jvmti, jni, thread, klass)) return;
     /* A hooked clone() or Unsafe.allocateInstance is told by two frames, so
      * it is dropped before the walk of the whole trace: JDK 25's reflection
      * makes every object through a hooked allocateInstance, and the deeper
@@ -201,6 +225,21 @@ static jmethodID method_of(JNIEnv *jni, const char *cls, const char *name, const
     return m;
 }
 
+/* The fields marked_by_hook reads; none attached (no call is marked). */
+static void find_mark(JNIEnv *jni)
+{
+    f_thread_sites = f_vm_marked = NULL;
+    if (hp.attached) return;
+    jclass sites = hp_instr_class(HP_SITES_CLASS);
+    jclass thread = (*jni)->FindClass(jni, "java/lang/Thread");
+    if (sites && thread)
+        f_thread_sites = (*jni)->GetFieldID(jni, thread, "hprofSites", "L" HP_SITES_CLASS ";");
+    if (f_thread_sites)
+        f_vm_marked = (*jni)->GetFieldID(jni, sites, "vmMarked", "Ljava/lang/Object;");
+    if (thread) (*jni)->DeleteLocalRef(jni, thread);
+    (*jni)->ExceptionClear(jni);
+}
+
 bool hp_sites_exact_find_natives(JNIEnv *jni)
 {
     m_clone = method_of(jni, "java/lang/Object", "clone", "()Ljava/lang/Object;", false);
@@ -215,6 +254,7 @@ bool hp_sites_exact_find_natives(JNIEnv *jni)
     m_copy_of_range =
         method_of(jni, "java/util/Arrays", "copyOfRange",
                   "([Ljava/lang/Object;IILjava/lang/Class;)[Ljava/lang/Object;", true);
+    find_mark(jni);
     return m_clone && m_new_array && m_alloc_instance && m_new_instance && m_copy_of &&
            m_copy_of_range;
 }

@@ -122,6 +122,11 @@ public final class HprofSites {
     private int[] pend, misses;
     private Class<?>[] missed;
 
+    /* Start-up build: the class a hooked Unsafe.allocateInstance is making,
+     * from vmMark until invoked() after the call; read by the agent's
+     * VMObjectAlloc callback (vm_alloc.c) through Thread.hprofSites. */
+    private Object vmMarked;
+
     /* Attached build: the window, shadow stack and its height (the Thread
      * fields hprofWin, hprofStk, hprofSp of the other build). */
     private long win;
@@ -197,6 +202,7 @@ public final class HprofSites {
         if (r == null) return;
         HprofSites s = state();
         if (s == null) return;
+        if (THREAD_FIELDS) s.vmMarked = null;
         if ((site & KIND_MASK) == KIND_BOX) {
             if (fresh(r)) s.count(site | KIND_MASK, ctx, 0, r);
             return;
@@ -205,6 +211,17 @@ public final class HprofSites {
         if (d < 0) return;
         int k = d & KIND_MASK;
         s.count(d, ctx, k == KIND_MASK ? 0 : size(r, k), r);
+    }
+
+    /* Before a hooked call of Unsafe.allocateInstance(c) (bsite.h): while
+     * VMObjectAlloc is on, JDK 25's C2 gives up the call's intrinsic for the
+     * native, which posts the event for every object a method handle
+     * constructs (capturing lambdas, reflection). The agent drops the event
+     * of the marked class without walking the stack: invoked() counts it. */
+    public static void vmMark(Object c) {
+        if (!THREAD_FIELDS) return;
+        HprofSites s = state();
+        if (s != null) s.vmMarked = c;
     }
 
     /* Whether valueOf made `r` rather than taking it from its cache. */
