@@ -85,11 +85,13 @@ struct bci_field {
 
 /* A call site of a numbered method, passed to bci_hooks.method_calls: an
  * invoke with the Methodref's owner, name and descriptor; a new, getstatic,
- * putstatic (name and desc NULL), which may run the owner's <clinit>; or an
- * invokedynamic of LambdaMetafactory: name and desc are the interface
- * method's (erased), owner, impl_name and impl_desc the method implementing
- * it (whose callers call it through the interface).  Strings are modified
- * UTF-8, not NUL-terminated. */
+ * putstatic (name and desc NULL), which may run the owner's <clinit>; for
+ * every invokedynamic, a call named BCI_INDY_NAME, descriptor "", no owner
+ * (what its linkage calls), and for one of LambdaMetafactory a second: name
+ * and desc are the interface method's (erased), owner, impl_name and
+ * impl_desc the method implementing it (whose callers call it through the
+ * interface). Strings are modified UTF-8, not NUL-terminated. */
+#define BCI_INDY_NAME "<invokedynamic>"
 struct bci_call {
     uint8_t opcode;
     const uint8_t *owner, *name, *desc, *impl_name, *impl_desc;

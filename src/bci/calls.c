@@ -118,6 +118,16 @@ static const uint8_t *bootstrap(const classfile *cf, uint32_t i, uint16_t *bsm, 
     return NULL;
 }
 
+static struct bci_call indy_call(int32_t line)
+{
+    static const char name[] = BCI_INDY_NAME;
+    return (struct bci_call){.opcode = OP_INVOKEDYNAMIC,
+                             .name = (const uint8_t *)name,
+                             .name_len = sizeof name - 1,
+                             .desc = (const uint8_t *)"",
+                             .line = line};
+}
+
 /* Fills c from an invokedynamic of LambdaMetafactory at code[pc]; 0 for
  * any other. */
 static int lambda_at(const classfile *cf, const uint8_t *code, uint32_t pc, struct bci_call *c)
@@ -158,11 +168,18 @@ const char *calls_report(const struct bci_hooks *h, const classfile *cf, int mnu
     for (uint32_t pc = 0, l; pc < len; pc += l) {
         l = insn_length(code, len, pc);
         if (!l) break;
-        struct bci_call c = {.opcode = code[pc], .line = lines[pc]};
-        if (c.opcode == OP_INVOKEDYNAMIC ? !lambda_at(cf, code, pc, &c)
-                                         : !call_at(cp, code, pc, &c))
-            continue;
-        if (n == cap) {
+        /* An invokedynamic is a call of its own (the frames of its linkage),
+         * and a LambdaMetafactory one a lambda's too. */
+        struct bci_call c[2] = {{.opcode = code[pc], .line = lines[pc]}};
+        int k = 0;
+        if (c[0].opcode == OP_INVOKEDYNAMIC) {
+            c[1] = c[0];
+            k = 1 + lambda_at(cf, code, pc, &c[1]);
+            c[0] = indy_call(lines[pc]);
+        } else {
+            k = call_at(cp, code, pc, &c[0]);
+        }
+        if (n + 2 > cap) {
             struct bci_call *grown = realloc(calls, sizeof *calls * (cap = cap ? 2 * cap : 16));
             if (!grown) {
                 free(calls);
@@ -170,7 +187,8 @@ const char *calls_report(const struct bci_hooks *h, const classfile *cf, int mnu
             }
             calls = grown;
         }
-        calls[n++] = c;
+        for (int j = 0; j < k; j++)
+            calls[n++] = c[j];
     }
     struct bci_method_calls mc = {mnum, len ? lines[0] : 0, n, calls};
     h->method_calls(h->ctx, &mc);
@@ -182,7 +200,10 @@ int calls_number(const struct bci_hooks *h, const cpool *cp, int mnum, const uin
                  uint32_t pc, int32_t line)
 {
     struct bci_call c = {.opcode = code[pc], .line = line};
-    if (c.opcode < OP_INVOKEVIRTUAL || c.opcode > OP_INVOKEINTERFACE || !call_at(cp, code, pc, &c))
+    if (c.opcode == OP_INVOKEDYNAMIC)
+        c = indy_call(line);
+    else if (c.opcode < OP_INVOKEVIRTUAL || c.opcode > OP_INVOKEINTERFACE ||
+             !call_at(cp, code, pc, &c))
         return BCI_SKIP;
     return h->call_number(h->ctx, mnum, &c);
 }

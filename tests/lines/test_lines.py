@@ -76,9 +76,19 @@ def make_case(env):
                                           (f"{P}.main", line["main_outer"])][:len(t) - at], t)
                 self.assertTrue(all(f[1] for f in t), f"a JDK frame without its line: {t}")
 
+        def check_dynamic(self, traces):
+            # every trace through dynamic() names one of its three
+            # invokedynamic lines, and each of them appears; but for class
+            # loading the JVM calls (an upcall: no call's line to give)
+            seen = {t[i][1] for t in traces for i in range(1, len(t))
+                    if t[i][0] == f"{P}.dynamic" and t[i - 1][0] != "java.lang.ClassLoader.loadClass"}
+            self.assertEqual(seen, {line["dynamic_concat1"], line["dynamic_concat2"],
+                                    line["dynamic_capture"]})
+
         def test_heap_sites_ascii(self):
             out, _ = self.run_prog("sites.txt", "heap=sites,depth=8,cutoff=0", ["calls"])
             self.check_sites(ascii_traces(out))
+            self.check_dynamic(ascii_traces(out))
 
         def test_heap_sites_binary(self):
             out, _ = self.run_prog("sites.bin", "heap=sites,depth=8,cutoff=0,format=b", ["calls"])
@@ -89,6 +99,7 @@ def make_case(env):
             out, _ = self.run_prog("sites4.txt", "heap=sites,depth=4,cutoff=0", ["calls"])
             for frames in calls + [second]:
                 self.expect(ascii_traces(out), frames[:4], lambda f: line[f[1]])
+            self.check_dynamic(ascii_traces(out))
 
         def test_cpu_times(self):
             out, _ = self.run_prog("times.txt", "cpu=times,depth=6,cutoff=0", ["calls"])

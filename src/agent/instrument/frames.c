@@ -171,11 +171,31 @@ static void count(int outcome)
     if (debug) atomic_fetch_add(&outcomes[outcome], 1);
 }
 
+static uint32_t indy_key(void)
+{
+    return invoke_key(BCI_INDY_NAME, sizeof BCI_INDY_NAME - 1, "", 0);
+}
+
+/* Whether method mnum can be the first frame a trace shows above an
+ * invokedynamic: its call (Invokers$Holder.linkToTargetMethod or
+ * linkToCallSite), its resolution (the JVM's upcalls, MethodHandleNatives:
+ * linkCallSite, findMethodHandleType...; JDK 17 and 25), or, past hidden
+ * classes of its linkage, java.lang.invoke or string concatenation code. */
+static bool after_indy(const struct hp_num_names *nm, bool exactly)
+{
+    if (strcmp(nm->class_name, "java/lang/invoke/Invokers$Holder") == 0)
+        return strncmp(nm->name, "linkTo", 6) == 0;
+    if (strcmp(nm->class_name, "java/lang/invoke/MethodHandleNatives") == 0) return true;
+    return !exactly && (strncmp(nm->class_name, "java/lang/invoke/", 17) == 0 ||
+                        strncmp(nm->class_name, "java/lang/StringConcatHelper", 28) == 0);
+}
+
 /* The key of the calls that can reach method mnum; 0 if unknown. */
 static uint32_t callee_key(int mnum)
 {
     struct hp_num_names nm;
     if (!hp_num_names(mnum, &nm)) return 0;
+    if (after_indy(&nm, true)) return indy_key();
     return strcmp(nm.name, "<clinit>") == 0
                ? clinit_key(nm.class_name, strlen(nm.class_name))
                : invoke_key(nm.name, strlen(nm.name), nm.desc, strlen(nm.desc));
@@ -236,6 +256,17 @@ static int32_t call_line(int number, const struct lines *caller, int callee)
         struct interfaces in = interfaces_of(callee);
         for (uint32_t k = 0; k < in.n && i == caller->n; k++)
             i = first_call(caller, in.keys[k]);
+    }
+    /* No call of the callee: reached through hidden classes of an
+     * invokedynamic's linkage. */
+    struct hp_num_names nm;
+    if (caller && i == caller->n && key != indy_key() && hp_num_names(callee, &nm) &&
+        after_indy(&nm, false)) {
+        if (ran && ran->key == indy_key()) {
+            count(AT_RUN_TIME);
+            return ran->line;
+        }
+        i = first_call(caller, indy_key());
     }
     if (caller == NULL || i == caller->n) {
         count(NO_CALL);

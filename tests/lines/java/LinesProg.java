@@ -17,6 +17,9 @@ public class LinesProg {
             }
             twice(1); // CALL main_twice
             lambdas(); // CALL main_lambdas
+            for (int i = 0; i < 300; i++) {
+                dynamic(i); // CALL main_dynamic
+            }
         } else {
             churn(Integer.parseInt(args[1]));
         }
@@ -52,6 +55,16 @@ public class LinesProg {
     static void lambdas() {
         Runnable r = () -> inner(5); // CALL lambda_inner
         each(r); // CALL lambdas_each
+    }
+
+    /** Calls through invokedynamic (string concatenation, a capturing
+     * lambda) on three lines: their allocations' traces reach this method
+     * through the call sites' linkage. */
+    static void dynamic(int i) {
+        sink = "a" + i; // CALL dynamic_concat1
+        sink = "b" + i + "c"; // CALL dynamic_concat2
+        java.util.function.IntSupplier s = () -> i; // CALL dynamic_capture
+        sink = s;
     }
 
     static void each(Runnable r) {

@@ -76,7 +76,7 @@ static uint64_t size_from_instance(jvmtiEnv *jvmti, JNIEnv *jni, jclass k)
 static struct unsized {
     struct hp_bsite *b;
     jclass k; /* global */
-} *unsized;
+} * unsized;
 static uint32_t n_unsized, unsized_cap;
 
 static void learn(jvmtiEnv *jvmti, JNIEnv *jni, struct hp_bsite *b, int32_t number, jclass k)
@@ -84,7 +84,8 @@ static void learn(jvmtiEnv *jvmti, JNIEnv *jni, struct hp_bsite *b, int32_t numb
     uint32_t serial = hp_class_serial(jvmti, k);
     if (serial == 0) return;
     uint64_t size = 0;
-    if ((number & HP_BSITE_KIND_MASK) == HP_BSITE_INSTANCE && (size = size_from_sites(serial)) == 0) {
+    if ((number & HP_BSITE_KIND_MASK) == HP_BSITE_INSTANCE &&
+        (size = size_from_sites(serial)) == 0) {
         if (n_unsized == unsized_cap) {
             uint32_t cap = unsized_cap ? 2 * unsized_cap : 16;
             struct unsized *u = realloc(unsized, cap * sizeof *u);
@@ -135,8 +136,7 @@ static void learn_from_loader(jvmtiEnv *jvmti, JNIEnv *jni, const int32_t *numbe
 {
     jint count = 0;
     jclass *classes = NULL;
-    if (!hp_jvmti_ok(jvmti,
-                     (*jvmti)->GetClassLoaderClasses(jvmti, loaders[from], &count, &classes),
+    if (!hp_jvmti_ok(jvmti, (*jvmti)->GetClassLoaderClasses(jvmti, loaders[from], &count, &classes),
                      "GetClassLoaderClasses"))
         return;
     for (jint c = 0; c < count; c++) {
