@@ -78,12 +78,12 @@ def make_case(env):
 
         def check_dynamic(self, traces):
             # every trace through dynamic() names one of its three
-            # invokedynamic lines, and each of them appears; but for class
+            # invokedynamic lines or its invokeExact's, and each appears; but for class
             # loading the JVM calls (an upcall: no call's line to give)
             seen = {t[i][1] for t in traces for i in range(1, len(t))
                     if t[i][0] == f"{P}.dynamic" and t[i - 1][0] != "java.lang.ClassLoader.loadClass"}
             self.assertEqual(seen, {line["dynamic_concat1"], line["dynamic_concat2"],
-                                    line["dynamic_capture"]})
+                                    line["dynamic_capture"], line["dynamic_mh"]})
 
         def test_heap_sites_ascii(self):
             out, _ = self.run_prog("sites.txt", "heap=sites,depth=8,cutoff=0", ["calls"])

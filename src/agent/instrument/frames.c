@@ -102,6 +102,27 @@ static int by_key_line(const void *a, const void *b)
     return (x->line > y->line) - (x->line < y->line);
 }
 
+/* Calls through java.lang.invoke's linkage, whose frames traces show in
+ * part (hidden classes): invokedynamic, and the signature polymorphic
+ * MethodHandle.invokeExact and invoke, share one key. */
+static uint32_t dynamic_key(void)
+{
+    return invoke_key(BCI_INDY_NAME, sizeof BCI_INDY_NAME - 1, "", 0);
+}
+
+static bool polymorphic(const struct bci_call *c)
+{
+    static const char mh[] = "java/lang/invoke/MethodHandle";
+    return c->owner && c->owner_len == sizeof mh - 1 && memcmp(c->owner, mh, sizeof mh - 1) == 0 &&
+           ((c->name_len == 11 && memcmp(c->name, "invokeExact", 11) == 0) ||
+            (c->name_len == 6 && memcmp(c->name, "invoke", 6) == 0));
+}
+
+static uint32_t call_key(const struct bci_call *c)
+{
+    return polymorphic(c) ? dynamic_key() : invoke_key(c->name, c->name_len, c->desc, c->desc_len);
+}
+
 void hp_frames_record(const struct bci_method_calls *mc)
 {
     struct lines *l = malloc(sizeof *l + sizeof(struct call) * 2 * (mc->n ? mc->n : 1));
@@ -115,9 +136,7 @@ void hp_frames_record(const struct bci_method_calls *mc)
             add_lambda(c);
             continue;
         }
-        if (c->name)
-            l->calls[n++] =
-                (struct call){invoke_key(c->name, c->name_len, c->desc, c->desc_len), c->line};
+        if (c->name) l->calls[n++] = (struct call){call_key(c), c->line};
         /* new, getstatic, putstatic and invokestatic initialise their class. */
         if (!c->name || c->opcode == 0xb8)
             l->calls[n++] = (struct call){clinit_key(c->owner, c->owner_len), c->line};
@@ -171,20 +190,16 @@ static void count(int outcome)
     if (debug) atomic_fetch_add(&outcomes[outcome], 1);
 }
 
-static uint32_t indy_key(void)
-{
-    return invoke_key(BCI_INDY_NAME, sizeof BCI_INDY_NAME - 1, "", 0);
-}
-
-/* Whether method mnum can be the first frame a trace shows above an
- * invokedynamic: its call (Invokers$Holder.linkToTargetMethod or
- * linkToCallSite), its resolution (the JVM's upcalls, MethodHandleNatives:
- * linkCallSite, findMethodHandleType...; JDK 17 and 25), or, past hidden
- * classes of its linkage, java.lang.invoke or string concatenation code. */
-static bool after_indy(const struct hp_num_names *nm, bool exactly)
+/* Whether method mnum can be the first frame a trace shows above a
+ * dynamic call: its linkage (Invokers$Holder's linkTo*, invokeExact_MT,
+ * invoke_MT), the JVM's upcalls resolving it (MethodHandleNatives; JDK 17
+ * and 25), or, past hidden classes of the linkage, java.lang.invoke or
+ * string concatenation code. */
+static bool after_dynamic(const struct hp_num_names *nm, bool exactly)
 {
     if (strcmp(nm->class_name, "java/lang/invoke/Invokers$Holder") == 0)
-        return strncmp(nm->name, "linkTo", 6) == 0;
+        return strncmp(nm->name, "linkTo", 6) == 0 || strcmp(nm->name, "invokeExact_MT") == 0 ||
+               strcmp(nm->name, "invoke_MT") == 0;
     if (strcmp(nm->class_name, "java/lang/invoke/MethodHandleNatives") == 0) return true;
     return !exactly && (strncmp(nm->class_name, "java/lang/invoke/", 17) == 0 ||
                         strncmp(nm->class_name, "java/lang/StringConcatHelper", 28) == 0);
@@ -195,7 +210,7 @@ static uint32_t callee_key(int mnum)
 {
     struct hp_num_names nm;
     if (!hp_num_names(mnum, &nm)) return 0;
-    if (after_indy(&nm, true)) return indy_key();
+    if (after_dynamic(&nm, true)) return dynamic_key();
     return strcmp(nm.name, "<clinit>") == 0
                ? clinit_key(nm.class_name, strlen(nm.class_name))
                : invoke_key(nm.name, strlen(nm.name), nm.desc, strlen(nm.desc));
@@ -223,7 +238,7 @@ static bool several(const struct lines *l, uint32_t i)
 int hp_frames_call_number(int mnum, const struct bci_call *call)
 {
     const struct lines *l = hp_num_extra(mnum);
-    uint32_t key = invoke_key(call->name, call->name_len, call->desc, call->desc_len);
+    uint32_t key = call_key(call);
     uint32_t i = l ? first_call(l, key) : 0;
     if (l == NULL || i == l->n || !several(l, i)) return BCI_SKIP;
     struct call *c = malloc(sizeof *c);
@@ -257,16 +272,16 @@ static int32_t call_line(int number, const struct lines *caller, int callee)
         for (uint32_t k = 0; k < in.n && i == caller->n; k++)
             i = first_call(caller, in.keys[k]);
     }
-    /* No call of the callee: reached through hidden classes of an
-     * invokedynamic's linkage. */
+    /* No call of the callee: reached through hidden classes of a dynamic
+     * call's linkage, the one that ran, or one past java.lang.invoke. */
     struct hp_num_names nm;
-    if (caller && i == caller->n && key != indy_key() && hp_num_names(callee, &nm) &&
-        after_indy(&nm, false)) {
-        if (ran && ran->key == indy_key()) {
+    if (caller && i == caller->n && key != dynamic_key()) {
+        if (ran && ran->key == dynamic_key()) {
             count(AT_RUN_TIME);
             return ran->line;
         }
-        i = first_call(caller, indy_key());
+        if (hp_num_names(callee, &nm) && after_dynamic(&nm, false))
+            i = first_call(caller, dynamic_key());
     }
     if (caller == NULL || i == caller->n) {
         count(NO_CALL);

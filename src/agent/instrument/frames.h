@@ -9,7 +9,9 @@
  * descriptor (dispatch may change the owner), for a <clinit> a new,
  * getstatic, putstatic or invokestatic of its class, for a lambda's body
  * (called from its hidden class, which no trace shows) a call of the
- * interface method it implements. None (e.g. a JVM upcall): unknown. Several on different lines: a
+ * interface method it implements, for a frame of java.lang.invoke's linkage
+ * (or past its hidden classes) an invokedynamic, MethodHandle.invokeExact or
+ * invoke. None (e.g. a JVM upcall): unknown. Several on different lines: a
  * client with a call hook (heap=sites) numbers each such call (an alias of
  * the method, numbers.h), and its tracker puts that number in place of the
  * method's before the call, so the frame names the call that ran; without

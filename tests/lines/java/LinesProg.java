@@ -10,7 +10,7 @@ public class LinesProg {
     public static Object sink;
     static List<Object> list = new ArrayList<>();
 
-    public static void main(String[] args) throws Exception {
+    public static void main(String[] args) throws Throwable {
         if (args[0].equals("calls")) {
             for (int i = 0; i < 3000; i++) {
                 outer(i); // CALL main_outer
@@ -58,13 +58,29 @@ public class LinesProg {
     }
 
     /** Calls through invokedynamic (string concatenation, a capturing
-     * lambda) on three lines: their allocations' traces reach this method
+     * lambda) and a method handle on four lines: their allocations' traces reach this method
      * through the call sites' linkage. */
-    static void dynamic(int i) {
+    static void dynamic(int i) throws Throwable {
         sink = "a" + i; // CALL dynamic_concat1
         sink = "b" + i + "c"; // CALL dynamic_concat2
         java.util.function.IntSupplier s = () -> i; // CALL dynamic_capture
         sink = s;
+        sink = (Object) MAKE.invokeExact(i); // CALL dynamic_mh
+    }
+
+    static final java.lang.invoke.MethodHandle MAKE = makeHandle();
+
+    static java.lang.invoke.MethodHandle makeHandle() {
+        try {
+            return java.lang.invoke.MethodHandles.lookup().findStatic(LinesProg.class, "make",
+                    java.lang.invoke.MethodType.methodType(Object.class, int.class));
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static Object make(int i) {
+        return new long[i % 5 + 1];
     }
 
     static void each(Runnable r) {
