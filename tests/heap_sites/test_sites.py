@@ -496,6 +496,22 @@ def make_case(env):
                 self.assertAlmostEqual(r["live_objs"] / keep, 1.0, delta=0.25)
                 self.assertAlmostEqual(r["live_bytes"] / (keep * ITEM_SIZE), 1.0, delta=0.25)
 
+        def test_sampled_beside_another_sampling_agent(self):
+            # One JVM TI environment may hold allocation sampling. Sampled
+            # heap=sites takes it at VM init, so another sampling agent gets
+            # it whichever loads first: the JVM starts, the program runs, and
+            # heap=sites says it records nothing.
+            args = dict(zip(sys.argv[1::2], sys.argv[2::2]))
+            other = f"-agentpath:{args['--other-agent']}=524288"
+            out = os.path.join(env.work, "sites-beside.txt")
+            ours = f"-agentpath:{env.agent}=heap=sites,alloc_interval=524288,file={out}"
+            for flags in ([ours, other], [other, ours]):
+                res = h.run_java(env, None, ["SitesProg", "basic", "20000", "10"], agent_flag="",
+                                 extra_jvm=flags)
+                self.assertEqual(res.returncode, 0, res.stderr)
+                self.assertIn("another JVM TI agent holds allocation sampling", res.stderr)
+                self.assertIn("sampledalloc:", res.stderr)
+
     return HeapSites
 
 

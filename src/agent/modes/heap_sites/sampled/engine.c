@@ -10,39 +10,65 @@
 #include "agent/modes/heap_sites/sampled/record.h"
 #include "agent/modes/heap_sites/site.h"
 
+/* Only one JVM TI environment may hold allocation sampling. At interval 0
+ * (exact) it is taken at load, so the interval is set before any thread
+ * starts: HotSpot keeps a thread's distance to its next sample from the
+ * interval it started with, and main would pass its first 512 KB unseen.
+ * Sampled mode takes it at VM init, so that another agent loaded after
+ * this one (a memory profiler beside it) can take it first instead of
+ * making the JVM refuse to start: heap=sites then records nothing, says
+ * so, and the program runs. */
+static bool sampling_late(void)
+{
+    return hp.opt.alloc_interval > 0 && !hp.attached;
+}
+
+static bool start_sampling(jvmtiEnv *jvmti)
+{
+    jvmtiCapabilities caps = {0};
+    caps.can_generate_sampled_object_alloc_events = 1;
+    jvmtiError err = (*jvmti)->AddCapabilities(jvmti, &caps);
+    if (err == JVMTI_ERROR_NOT_AVAILABLE) {
+        (sampling_late() ? hp_warn : hp_error)(
+            "heap=sites records nothing: another JVM TI agent holds allocation sampling, "
+            "which only one may hold");
+        return false;
+    }
+    return hp_jvmti_ok(jvmti, err, "AddCapabilities") &&
+           hp_jvmti_ok(jvmti, (*jvmti)->SetHeapSamplingInterval(jvmti, (jint)hp.opt.alloc_interval),
+                       "SetHeapSamplingInterval") &&
+           hp_jvmti_ok(jvmti,
+                       (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE,
+                                                          JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, NULL),
+                       "SetEventNotificationMode");
+}
+
+static bool sampling;
+
 static bool on_load(struct hp_setup *s)
 {
-    if (!s->potential.can_generate_sampled_object_alloc_events) {
+    /* Not among the potential capabilities while another agent holds it:
+     * refused here only by a JVM before JDK 11. */
+    jint version = 0;
+    if (!s->potential.can_generate_sampled_object_alloc_events &&
+        ((*hp.jvmti)->GetVersionNumber(hp.jvmti, &version) != JVMTI_ERROR_NONE ||
+         (version & JVMTI_VERSION_MASK_MAJOR) >> JVMTI_VERSION_SHIFT_MAJOR < 11)) {
         hp_error("heap=sites needs JVM TI SampledObjectAlloc (JDK 11 or later)");
         return false;
     }
-    /* The capability is added here rather than with the core's set, so the
-     * interval can be set and the event enabled before the first TLAB is
-     * handed out: HotSpot only puts its sampling points into TLABs created
-     * after that, and with interval 0 a thread's existing TLAB would hide
-     * its first allocations. Events still start in the live phase. */
-    jvmtiCapabilities caps = {0};
-    caps.can_generate_sampled_object_alloc_events = 1;
-    s->wanted->can_generate_sampled_object_alloc_events = 1;
     s->events->SampledObjectAlloc = hp_sites_on_sampled_alloc;
-    jvmtiEnv *jvmti = hp.jvmti;
-    if (!hp_jvmti_ok(jvmti, (*jvmti)->AddCapabilities(jvmti, &caps), "AddCapabilities") ||
-        !hp_jvmti_ok(jvmti, (*jvmti)->SetHeapSamplingInterval(jvmti, (jint)hp.opt.alloc_interval),
-                     "SetHeapSamplingInterval") ||
-        !hp_jvmti_ok(jvmti,
-                     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE,
-                                                        JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, NULL),
-                     "SetEventNotificationMode"))
-        return false;
     hp_site_table_init();
-    return true;
+    sampling = !sampling_late() && start_sampling(hp.jvmti);
+    return sampling || sampling_late();
 }
 
 static void vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
 {
     (void)jni;
+    if (sampling_late()) sampling = start_sampling(jvmti);
+    if (!sampling) return;
     hp_sites_record_enable(true);
-    /* HotSpot arms sampling only in TLABs handed out once the event is live;
+    /* HotSpot arms sampling only in TLABs handed out once the event is on;
      * the TLABs threads already hold would let their next allocations (some
      * hundred KB) pass unseen. A collection retires every TLAB. Sampled
      * mode skips it: it only delays the first sample of those threads. */
