@@ -202,7 +202,7 @@ public final class HprofSites {
         if (r == null) return;
         HprofSites s = state();
         if (s == null) return;
-        if (THREAD_FIELDS) s.vmMarked = null;
+        if (THREAD_FIELDS && s.vmMarked != null) s.vmMarked = null; /* no barrier if clear */
         if ((site & KIND_MASK) == KIND_BOX) {
             if (fresh(r)) s.count(site | KIND_MASK, ctx, 0, r);
             return;
