@@ -129,10 +129,9 @@ def make_case(env):
             self.assertEqual(sum(rows.values()), 18000)  # the Items kept
 
         def test_heap_all_survivors_of_ended_threads_cite_their_trace(self):
-            # heap=all tags an object once it survives a collection, or at
-            # the dump: the objects kept by threads that ended before the
-            # dump, half of them across a collection, are live and cite
-            # their trace.
+            # heap=all tags the objects alive at a dump: those kept by
+            # threads that ended before the dump, half of them across a
+            # collection, are live and cite their trace.
             threads, n = 4, 30000
             out = os.path.join(env.work, "sites-survivors.txt")
             res = h.run_java(env, f"heap=all,file={out}",
@@ -147,6 +146,36 @@ def make_case(env):
             cited = [l for l in dump if l.startswith("OBJ ") and f"class={ITEM}@" in l
                      and f"trace={r['trace']}," in l]
             self.assertEqual(len(cited), kept)
+
+        def test_heap_all_tags_nothing_between_dumps(self):
+            # heap=all tags at a dump only: objects that live through a
+            # collection and die before any dump never enter JVM TI's tag
+            # map, whose size G1 logs per collection (the total of
+            # "JVMTI Tag Weak OopStorage"). Tagging them after a collection
+            # grew it by n each round.
+            if re.search(r"-XX:\+Use(?!G1)\w+GC", os.environ.get("JAVA_TOOL_OPTIONS", "")):
+                self.skipTest("reads G1's log")
+            n = 100000
+            out = os.path.join(env.work, "sites-outlive.txt")
+            g1_log = ["-XX:+UseG1GC", "-Xlog:gc+phases=debug:stderr"]
+            res = h.run_java(env, f"heap=all,cutoff=0,file={out}",
+                             ["SitesProg", "outlive", str(n), "3"], extra_jvm=g1_log)
+            self.assertEqual(res.returncode, 0, res.stderr[-2000:])
+            self.assertNotIn("HPROF ERROR", res.stderr)
+            totals, storage = [], None
+            for l in res.stderr.splitlines():
+                m = re.search(r"GC\(\d+\)\s+(\S.*?)\s+Min:.*Sum:\s+(\d+)", l)
+                if not m:
+                    continue
+                if m.group(1) == "Total" and storage == "JVMTI Tag Weak OopStorage":
+                    totals.append(int(m.group(2)))
+                elif m.group(1) not in ("Dead", "Total"):
+                    storage = m.group(1)
+            self.assertGreaterEqual(len(totals), 6, "no tag map sizes in the GC log")
+            self.assertLess(max(totals), n // 2, totals)
+            _, tables = sites.ascii_tables(out)
+            r = self.one_row(tables[0], ITEM, [self.at("outlive", "outlive")])
+            self.assertEqual((r["alloc_objs"], r["live_objs"]), (3 * n, 0))
 
         def test_garbage_only_site_hidden_by_default_cutoff(self):
             _, t = self.run_prog("garbage", "", "basic", 5000, 0)

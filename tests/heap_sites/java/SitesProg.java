@@ -320,6 +320,20 @@ public class SitesProg {
         return mine;
     }
 
+    // Rounds of n Items that live through a collection, then die before
+    // the next one (no dump in between).
+    static void outlive(int n, int rounds) throws Exception {
+        for (int r = 0; r < rounds; r++) {
+            List<Item> kept = new ArrayList<>();
+            for (int i = 0; i < n; i++) kept.add(new Item(i)); // SITE outlive
+            System.gc();
+            Thread.sleep(200); // time for a tagger to act on this collection
+            if (kept.size() != n) throw new AssertionError();
+            kept = null;
+            System.gc();
+        }
+    }
+
     static volatile boolean stop;
 
     // Allocates at the basic site, then keeps two threads allocating
@@ -360,6 +374,7 @@ public class SitesProg {
             case "threads": threads(Integer.parseInt(args[2]), n); break;
             case "vthreads": vthreads(Integer.parseInt(args[2]), n); break;
             case "survivors": survivors(Integer.parseInt(args[2]), n); break;
+            case "outlive": outlive(n, Integer.parseInt(args[2])); break;
             default: throw new IllegalArgumentException(args[0]);
         }
         sink = null;

@@ -21,7 +21,7 @@ static jclass tracker;
 static jmethodID m_give_stack;
 /* The tracker's methods are looked up and shadow stacks are wanted. */
 static atomic_bool stacks;
-/* GC events wake the tagging of survivors (survivors.c). */
+/* GC events wake the dropping of dead objects' references (survivors.c). */
 static bool gc_events;
 
 bool hp_sites_exact_selected(void)
@@ -89,7 +89,7 @@ static bool on_load(struct hp_setup *s)
     hp_key_table_init(hp.opt.depth > 1 ? 1 + hp.opt.depth : 1);
     hp_site_table_init();
     if (hp_sites_exact_tags_all()) hp_site_tags_use(&hp_sites_exact_tags);
-    /* The objects a slot tags are tagged only if they survive
+    /* The objects a slot tags are tagged only if alive at a dump
      * (survivors.c): most die young, and a SetTag each made JVM TI's tag
      * map lookup alone 4 % of javac's CPU on JDK 17. */
     gc_events = s->potential.can_generate_garbage_collection_events;

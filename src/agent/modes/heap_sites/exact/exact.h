@@ -45,11 +45,11 @@ bool hp_sites_exact_learn_layout(jvmtiEnv *jvmti, JNIEnv *jni);
  * thread is inside one. */
 void hp_sites_exact_tags_allowed(bool on);
 
-/* survivors.c: `o` is recorded to be tagged with an ID of
- * `site_bits` if it survives a collection (false: not recorded, tag it now);
- * the drainer thread and the GC event that wakes it; a drain tags every
- * recorded object still alive (dumps, after their collection); stop ends
- * the thread (VM death). */
+/* survivors.c: `o` is recorded to be tagged with an ID of `site_bits` if
+ * it is alive at a dump (false: not recorded, tag it now); the thread that
+ * drops the dead ones after each GC and the GC event that wakes it; a drain
+ * tags every recorded object still alive (dumps, after their collection);
+ * stop ends the thread (VM death). */
 bool hp_sites_exact_survivors_record(JNIEnv *jni, jobject o, uint32_t site_bits);
 bool hp_sites_exact_survivors_start(jvmtiEnv *jvmti, JNIEnv *jni);
 void JNICALL hp_sites_exact_on_gc_finish(jvmtiEnv *jvmti);

@@ -94,7 +94,7 @@ static bool set_tag(jvmtiEnv *jvmti, jobject o, jlong tag)
     return err == JVMTI_ERROR_NONE;
 }
 
-/* The object is recorded to be tagged if it survives a collection
+/* The object is recorded to be tagged if it is alive at a dump
  * (survivors.c); otherwise (attached, or that is full) it is tagged now. */
 static jint tag(jvmtiEnv *jvmti, JNIEnv *jni, jobject o, jintArray keys, jint at, jint kid,
                 jboolean sampled)
