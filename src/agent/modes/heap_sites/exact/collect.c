@@ -64,15 +64,31 @@ static uint32_t resolve(jvmtiEnv *jvmti, JNIEnv *jni, uint32_t k)
     return hp_site_intern(cls, trace);
 }
 
-/* Keys with allocations whose site never learned its class (unlearned.c):
- * their sites learn it, and the keys resolve. */
-static void learn_and_resolve(jvmtiEnv *jvmti, JNIEnv *jni, uint32_t n,
-                              const struct hp_sites_tally *t, uint32_t n_unlearned)
+/* Gives the keys 1..n without a site theirs: those with allocations in `t`,
+ * or every key (t NULL). Returns how many with allocations stay without. */
+static uint32_t resolve_pass(jvmtiEnv *jvmti, JNIEnv *jni, uint32_t n,
+                             const struct hp_sites_tally *t)
 {
-    int32_t *numbers = malloc(n_unlearned * sizeof *numbers);
+    uint32_t left = 0;
+    for (uint32_t k = 1; k <= n; k++) {
+        struct hp_key *key = hp_key_get(k);
+        uint32_t site = atomic_load(&key->site);
+        if (site == 0 && (t == NULL || t[k].objs > 0) && (site = resolve(jvmti, jni, k)) != 0)
+            atomic_store(&key->site, site);
+        left += site == 0 && t != NULL && t[k].objs > 0;
+    }
+    return left;
+}
+
+/* The sites of the `left` keys with allocations and no site never learned
+ * their class: they learn it (unlearned.c). */
+static void learn_unlearned(jvmtiEnv *jvmti, JNIEnv *jni, uint32_t n,
+                            const struct hp_sites_tally *t, uint32_t left)
+{
+    int32_t *numbers = malloc(left * sizeof *numbers);
     if (numbers == NULL) return;
     uint32_t m = 0;
-    for (uint32_t k = 1; k <= n && m < n_unlearned; k++) {
+    for (uint32_t k = 1; k <= n && m < left; k++) {
         uint32_t serial;
         const jint *ints = t[k].objs > 0 && atomic_load(&hp_key_get(k)->site) == 0
                                ? hp_key_ints(k, &serial)
@@ -81,12 +97,6 @@ static void learn_and_resolve(jvmtiEnv *jvmti, JNIEnv *jni, uint32_t n,
     }
     hp_sites_exact_learn_unlearned(jvmti, jni, numbers, m);
     free(numbers);
-    for (uint32_t k = 1; k <= n; k++) {
-        struct hp_key *key = hp_key_get(k);
-        uint32_t site;
-        if (t[k].objs > 0 && atomic_load(&key->site) == 0 && (site = resolve(jvmti, jni, k)) != 0)
-            atomic_store(&key->site, site);
-    }
 }
 
 /* Gives the keys 1..n their sites: those with allocations in `t`, or every
@@ -95,15 +105,10 @@ static void resolve_keys(jvmtiEnv *jvmti, JNIEnv *jni, uint32_t n, const struct 
 {
     want_methods(n);
     hp_instr_resolve(jvmti, jni);
-    uint32_t n_unlearned = 0;
-    for (uint32_t k = 1; k <= n; k++) {
-        struct hp_key *key = hp_key_get(k);
-        uint32_t site = atomic_load(&key->site);
-        if (site == 0 && (t == NULL || t[k].objs > 0) && (site = resolve(jvmti, jni, k)) != 0)
-            atomic_store(&key->site, site);
-        n_unlearned += site == 0 && t != NULL && t[k].objs > 0;
-    }
-    if (n_unlearned > 0) learn_and_resolve(jvmti, jni, n, t, n_unlearned);
+    uint32_t left = resolve_pass(jvmti, jni, n, t);
+    if (left == 0) return;
+    learn_unlearned(jvmti, jni, n, t, left);
+    resolve_pass(jvmti, jni, n, t);
 }
 
 static void resolve_all(jvmtiEnv *jvmti, JNIEnv *jni)
