@@ -1,6 +1,7 @@
 #include "agent/core/dump.h"
 
 #include "agent/core/error.h"
+#include "agent/core/gc.h"
 #include "agent/core/mode.h"
 #include "agent/io/writer.h"
 #include "agent/output/encoder.h"
@@ -18,10 +19,12 @@ void hp_dump_all(jvmtiEnv *jvmti, JNIEnv *jni)
     /* Binary readers need LOAD CLASS for array classes (no ClassLoad event)
      * and UNLOAD CLASS for classes gone since the last dump. */
     if (hp_output_binary()) hp_class_resync(jvmti, jni);
+    hp_gc_one_per_dump(true);
     for (size_t i = 0; modes[i]; i++) {
         if (modes[i]->dump_message) hp_verbose("%s", modes[i]->dump_message);
         if (modes[i]->dump) modes[i]->dump(jvmti, jni);
     }
+    hp_gc_one_per_dump(false);
     for (size_t i = 0; modes[i]; i++)
         if (modes[i]->reset) modes[i]->reset();
     hp_out_flush();

@@ -7,6 +7,9 @@
 #include <string.h>
 
 static bool zgc;
+/* hp_gc_one_per_dump's state, per thread: dumps on other threads (net=
+ * commands) collect for themselves. */
+static _Thread_local bool one_per_dump, collected;
 
 /* Stops the listing at ZGC's director thread. */
 static bool not_zdirector(pid_t tid, void *arg)
@@ -34,8 +37,17 @@ void hp_gc_vm_death(void)
                 "unreachable objects as live");
 }
 
+void hp_gc_one_per_dump(bool on)
+{
+    one_per_dump = on;
+    collected = false;
+}
+
 bool hp_gc_for_dump(jvmtiEnv *jvmti)
 {
     if (zgc && atomic_load(&hp.vm_dying)) return false;
-    return hp_jvmti_ok(jvmti, (*jvmti)->ForceGarbageCollection(jvmti), "ForceGarbageCollection");
+    if (one_per_dump && collected) return true;
+    collected =
+        hp_jvmti_ok(jvmti, (*jvmti)->ForceGarbageCollection(jvmti), "ForceGarbageCollection");
+    return collected;
 }

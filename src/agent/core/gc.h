@@ -16,7 +16,12 @@ bool hp_gc_none_at_death(void);
  * collection. */
 void hp_gc_vm_death(void);
 /* ForceGarbageCollection, except at VM death when hp_gc_none_at_death()
- * (then false). */
+ * (then false), and except on a thread inside hp_gc_one_per_dump(true)
+ * that collected already (then true). */
 bool hp_gc_for_dump(jvmtiEnv *jvmti);
+/* On for the calling thread while it makes one dump of several modes
+ * (heap=all's heap dump and SITES): the first mode's collection serves the
+ * others; a second full GC right after it frees next to nothing. */
+void hp_gc_one_per_dump(bool on);
 
 #endif
