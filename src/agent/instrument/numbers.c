@@ -182,25 +182,49 @@ void hp_num_class_methods(uint32_t cnum, const int *mnums, uint32_t n)
     atomic_store(&c->mnums, copy);
 }
 
-/* Gives the methods of class c the jmethodIDs of the loaded class k. */
+static int by_name_desc(const void *a, const void *b)
+{
+    const struct meth *x = *(struct meth *const *)a, *y = *(struct meth *const *)b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : strcmp(x->desc, y->desc);
+}
+
+/* Gives the methods of class c the jmethodIDs of the loaded class k: each
+ * of k's methods is looked up among c's, sorted by name and descriptor
+ * (not compared with each: a class of hundreds of methods), and the walk
+ * stops once every one of c's has its ID. */
 static void match_methods(jvmtiEnv *jvmti, struct cls *c, jclass k)
 {
+    int *mnums = atomic_load(&c->mnums);
+    struct meth **sorted = malloc(sizeof *sorted * (c->n_mnums ? c->n_mnums : 1));
+    uint32_t n_sorted = 0;
+    for (uint32_t j = 0; sorted && j < c->n_mnums; j++) {
+        struct meth *m = meth_get(mnums[j]);
+        if (m && m->name && m->desc) sorted[n_sorted++] = m;
+    }
     jint n = 0;
     jmethodID *ids = NULL;
-    if ((*jvmti)->GetClassMethods(jvmti, k, &n, &ids) != JVMTI_ERROR_NONE) return;
-    for (jint i = 0; i < n; i++) {
-        char *name = NULL, *sig = NULL;
-        if ((*jvmti)->GetMethodName(jvmti, ids[i], &name, &sig, NULL) != JVMTI_ERROR_NONE) continue;
-        int *mnums = atomic_load(&c->mnums);
-        for (uint32_t j = 0; j < c->n_mnums; j++) {
-            struct meth *m = meth_get(mnums[j]);
-            if (m && strcmp(m->name, name) == 0 && strcmp(m->desc, sig) == 0)
-                atomic_store(&m->id, ids[i]);
+    if (sorted == NULL || (*jvmti)->GetClassMethods(jvmti, k, &n, &ids) != JVMTI_ERROR_NONE) {
+        free(sorted);
+        return;
+    }
+    qsort(sorted, n_sorted, sizeof *sorted, by_name_desc);
+    /* A class's methods differ in name or descriptor: each is found once. */
+    for (jint i = 0, left = (jint)n_sorted; i < n && left > 0; i++) {
+        struct meth key = {0};
+        if ((*jvmti)->GetMethodName(jvmti, ids[i], &key.name, &key.desc, NULL) != JVMTI_ERROR_NONE)
+            continue;
+        const struct meth *want = &key;
+        struct meth **hit = bsearch(&want, sorted, n_sorted, sizeof *sorted, by_name_desc);
+        if (hit) {
+            atomic_store(&(*hit)->id, ids[i]);
+            left--;
         }
-        (*jvmti)->Deallocate(jvmti, (unsigned char *)name);
-        (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+        (*jvmti)->Deallocate(jvmti, (unsigned char *)key.name);
+        (*jvmti)->Deallocate(jvmti, (unsigned char *)key.desc);
     }
     (*jvmti)->Deallocate(jvmti, (unsigned char *)ids);
+    free(sorted);
     atomic_store(&c->done, true);
 }
 
