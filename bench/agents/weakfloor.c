@@ -8,6 +8,12 @@
  * alive and deletes every reference. Against tag-floor (sampledalloc.c
  * "0,tag": SetTag per allocation) this shows what JVM TI's tag map costs
  * for objects that die young. Prints the counts at VM death.
+ *
+ * With an option the objects come from Java instead, one JNI call each
+ * (WeakFloor.record, bench/floor/WeakFloor.java), as heap=all's tracker
+ * hands them over, and no event is on: "jni" records as above, "call"
+ * returns at once (the JNI transition alone), "tag" tags each object
+ * (JVM TI's tag map).
  */
 #include <jvmti.h>
 #include <pthread.h>
@@ -31,6 +37,7 @@ static __thread struct chunk *mine;
 static pthread_key_t handover; /* a thread's partial buffer at its end */
 static sem_t gc_done;
 static unsigned long long recorded, tagged;
+static char route; /* 0: the event; 'j'ni, 'c'all or 't'ag: WeakFloor.record */
 
 static void push_full(struct chunk *c)
 {
@@ -45,10 +52,8 @@ static void thread_ends(void *c)
     if (c) push_full(c);
 }
 
-static void JNICALL on_sample(jvmtiEnv *env, JNIEnv *jni, jthread thread, jobject object,
-                              jclass klass, jlong size)
+static void record(JNIEnv *jni, jobject object, jlong size)
 {
-    (void)env, (void)thread, (void)klass;
     if (mine == NULL) {
         mine = calloc(1, sizeof *mine);
         if (mine == NULL) return;
@@ -59,11 +64,27 @@ static void JNICALL on_sample(jvmtiEnv *env, JNIEnv *jni, jthread thread, jobjec
     mine->ref[mine->n] = w;
     mine->tag[mine->n] = size;
     if (++mine->n == CHUNK) {
+        __atomic_fetch_add(&recorded, CHUNK, __ATOMIC_RELAXED);
         push_full(mine);
         mine = NULL;
         pthread_setspecific(handover, NULL);
     }
-    __atomic_fetch_add(&recorded, 1, __ATOMIC_RELAXED);
+}
+
+static void JNICALL on_sample(jvmtiEnv *env, JNIEnv *jni, jthread thread, jobject object,
+                              jclass klass, jlong size)
+{
+    (void)env, (void)thread, (void)klass;
+    record(jni, object, size);
+}
+
+JNIEXPORT void JNICALL Java_WeakFloor_record(JNIEnv *jni, jclass k, jobject o)
+{
+    (void)k;
+    if (route == 'j')
+        record(jni, o, 1);
+    else if (route == 't')
+        (*jvmti)->SetTag(jvmti, o, 1);
 }
 
 static void JNICALL on_gc_finish(jvmtiEnv *env)
@@ -114,14 +135,15 @@ static void JNICALL on_vm_init(jvmtiEnv *env, JNIEnv *jni, jthread unused)
 static void JNICALL on_death(jvmtiEnv *env, JNIEnv *jni)
 {
     (void)env, (void)jni;
-    fprintf(stderr, "weakfloor: %llu recorded, %llu tagged\n",
+    fprintf(stderr, "weakfloor: %llu recorded (in full buffers), %llu tagged\n",
             __atomic_load_n(&recorded, __ATOMIC_RELAXED),
             __atomic_load_n(&tagged, __ATOMIC_RELAXED));
 }
 
 JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 {
-    (void)options, (void)reserved;
+    (void)reserved;
+    route = options ? options[0] : 0;
     if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_11) != JNI_OK) return JNI_ERR;
     if (sem_init(&gc_done, 0, 0) != 0 || pthread_key_create(&handover, thread_ends) != 0)
         return JNI_ERR;
@@ -142,7 +164,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
         return JNI_ERR;
     jvmtiEvent events[] = {JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, JVMTI_EVENT_GARBAGE_COLLECTION_FINISH,
                            JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH};
-    for (size_t i = 0; i < sizeof events / sizeof events[0]; i++)
+    for (size_t i = route ? 1 : 0; i < sizeof events / sizeof events[0]; i++)
         if ((*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, events[i], NULL) !=
             JVMTI_ERROR_NONE)
             return JNI_ERR;
