@@ -48,9 +48,14 @@ void hp_in_agent_leave(jvmtiEnv *jvmti, JNIEnv *jni)
         return;
     }
     const struct hp_in_agent_sampler *s = atomic_load(&sampler);
-    /* Still inside while taking them: a sample arriving now is noted too. */
-    for (unsigned n; (n = atomic_exchange(&noted, 0)) > 0;)
+    /* Still inside while taking them: a sample arriving now is noted too.
+     * Only the thread's own signal handler adds to `noted`, so a plain load
+     * spares the locked exchange when there is none (the allocation hooks
+     * leave a section per object). */
+    while (atomic_load_explicit(&noted, memory_order_relaxed) > 0) {
+        unsigned n = atomic_exchange(&noted, 0);
         if (s && jvmti && jni) s->take(jvmti, jni, n, noted_serial);
+    }
     if (atomic_load_explicit(&deferred, memory_order_relaxed) > 0)
         take_deferred(jvmti, jni, s, s && thread_cpu_ns() - deferred_at < 2 * s->interval_ns);
     leaves++;

@@ -18,7 +18,11 @@
  * Kept chunks are the drainer's, under drain_lock, swept again for dead
  * references once they grew by half since the last sweep. All chunks count
  * against one bound: beyond it tag() tags at once; kept chunks take at most
- * half of it, beyond which a collection's survivors are tagged at once. */
+ * half of it, beyond which a collection's survivors are tagged at once.
+ *
+ * At VM death the final dump's drain tags without deleting: the references
+ * go with the JVM (deleting them was most of that drain, 6 % of heap=all's
+ * CPU on an allocation-bound program on JDK 25). */
 #include "agent/core/agent.h"
 #include "agent/core/agent_thread.h"
 #include "agent/core/error.h"
@@ -54,7 +58,8 @@ struct chunk {
 
 static struct chunk *_Atomic chunks; /* threads' chunks in use, newest first */
 static atomic_int n_chunks;          /* threads' and kept */
-static _Thread_local struct chunk *mine;
+/* initial-exec: a plain TLS load, not a __tls_get_addr call per object. */
+static _Thread_local __attribute__((tls_model("initial-exec"))) struct chunk *mine;
 static pthread_key_t thread_end_key; /* hands an ending thread's chunk over */
 static pthread_mutex_t drain_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Under drain_lock: kept chunks, oldest first (the last is being filled),
@@ -132,7 +137,8 @@ bool hp_sites_exact_survivors_record(JNIEnv *jni, jobject o, uint32_t site_bits)
     return true;
 }
 
-/* Tags the object of `ref` if it is alive, and deletes the reference. */
+/* Tags the object of `ref` if it is alive, and deletes the reference
+ * unless the JVM is dying. */
 static void tag_now(jvmtiEnv *jvmti, JNIEnv *jni, jweak ref, uint32_t site_bits)
 {
     jobject o = (*jni)->NewLocalRef(jni, ref);
@@ -140,7 +146,8 @@ static void tag_now(jvmtiEnv *jvmti, JNIEnv *jni, jweak ref, uint32_t site_bits)
         (*jvmti)->SetTag(jvmti, o, (jlong)hp_objid_new(site_bits));
         (*jni)->DeleteLocalRef(jni, o);
     }
-    (*jni)->DeleteWeakGlobalRef(jni, ref);
+    if (!atomic_load_explicit(&hp.vm_dying, memory_order_relaxed))
+        (*jni)->DeleteWeakGlobalRef(jni, ref);
 }
 
 /* ---- after a collection: keep the survivors' references ---- */
