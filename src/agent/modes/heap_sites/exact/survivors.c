@@ -30,6 +30,7 @@
 #include "agent/tables/objid.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <semaphore.h>
 #include <stdlib.h>
 #include <time.h>
@@ -62,6 +63,15 @@ static atomic_int n_chunks;          /* threads' and kept */
 static _Thread_local __attribute__((tls_model("initial-exec"))) struct chunk *mine;
 static pthread_key_t thread_end_key; /* hands an ending thread's chunk over */
 static pthread_mutex_t drain_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Threads that record objects at the same time take turns for the weak
+ * reference, spinning and yielding, so that the JVM's allocation mutex of
+ * JNI weak references (OopStorage) is never contended: contended, it parks
+ * the threads in the kernel and hands it over through futex wake-ups, and
+ * four threads of the Workload spent a quarter more CPU. A thread alone
+ * (the last chunk was its own too) takes no turn. */
+static atomic_bool weak_busy;
+static _Atomic uintptr_t last_taker;
+static _Thread_local __attribute__((tls_model("initial-exec"))) bool shared;
 /* Under drain_lock: kept chunks, oldest first (the last is being filled),
  * their entries, and how many there were after the last sweep. */
 static struct chunk *kept_first, *kept_last;
@@ -118,12 +128,48 @@ static struct chunk *new_chunk(void)
     return c;
 }
 
+/* A thread's chunk: whether another thread took the chunk before it, that
+ * is, whether others record objects now too. */
+static struct chunk *take_chunk(void)
+{
+    mine = new_chunk();
+    uintptr_t me = (uintptr_t)&mine;
+    shared = atomic_exchange_explicit(&last_taker, me, memory_order_relaxed) != me;
+    return mine;
+}
+
+static void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+/* True once the turn is taken; false after 64 yields without it (its
+ * holder may wait out a safepoint, or be suspended by a debugger): the
+ * reference is made anyway, the turn being no condition of correctness. */
+static bool weak_turn(void)
+{
+    for (unsigned spins = 1; spins <= 64 * 64; spins++) {
+        if (!atomic_load_explicit(&weak_busy, memory_order_relaxed) &&
+            !atomic_exchange_explicit(&weak_busy, true, memory_order_acquire))
+            return true;
+        if (spins % 64 == 0)
+            sched_yield();
+        else
+            cpu_relax();
+    }
+    return false;
+}
+
 bool hp_sites_exact_survivors_record(JNIEnv *jni, jobject o, uint32_t site_bits)
 {
     if (!atomic_load_explicit(&started, memory_order_relaxed)) return false;
-    struct chunk *c = mine ? mine : (mine = new_chunk());
+    struct chunk *c = mine ? mine : take_chunk();
     if (c == NULL) return false;
+    bool turn = shared && weak_turn();
     jweak ref = (*jni)->NewWeakGlobalRef(jni, o);
+    if (turn) atomic_store_explicit(&weak_busy, false, memory_order_release);
     if (ref == NULL) return false;
     uint32_t i = atomic_load_explicit(&c->n, memory_order_relaxed);
     c->ref[i] = ref;
