@@ -11,12 +11,14 @@
  *
  * With an option the objects come from Java instead, one JNI call each
  * (WeakFloor.record, bench/floor/WeakFloor.java), as heap=all's tracker
- * hands them over, and no event is on: "jni" records as above, "call"
- * returns at once (the JNI transition alone), "tag" tags each object
- * (JVM TI's tag map).
+ * hands them over, and no event is on: "jni" records as above, "turns"
+ * too, threads taking turns (spin, then yield) for the weak reference as
+ * heap=all's do, "call" returns at once (the JNI transition alone), "tag"
+ * tags each object (JVM TI's tag map).
  */
 #include <jvmti.h>
 #include <pthread.h>
+#include <sched.h>
 #include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +39,8 @@ static __thread struct chunk *mine;
 static pthread_key_t handover; /* a thread's partial buffer at its end */
 static sem_t gc_done;
 static unsigned long long recorded, tagged;
-static char route; /* 0: the event; 'j'ni, 'c'all or 't'ag: WeakFloor.record */
+static char route; /* 0: the event; 'j'ni, t'u'rns, 'c'all or 't'ag: WeakFloor.record */
+static int busy;   /* "turns": a thread makes its weak reference */
 
 static void push_full(struct chunk *c)
 {
@@ -59,7 +62,11 @@ static void record(JNIEnv *jni, jobject object, jlong size)
         if (mine == NULL) return;
         pthread_setspecific(handover, mine);
     }
+    for (unsigned spins = 1; route == 'u' && __atomic_exchange_n(&busy, 1, __ATOMIC_ACQUIRE);
+         spins++)
+        if (spins % 64 == 0) sched_yield();
     jweak w = (*jni)->NewWeakGlobalRef(jni, object);
+    if (route == 'u') __atomic_store_n(&busy, 0, __ATOMIC_RELEASE);
     if (w == NULL) return;
     mine->ref[mine->n] = w;
     mine->tag[mine->n] = size;
@@ -81,7 +88,7 @@ static void JNICALL on_sample(jvmtiEnv *env, JNIEnv *jni, jthread thread, jobjec
 JNIEXPORT void JNICALL Java_WeakFloor_record(JNIEnv *jni, jclass k, jobject o)
 {
     (void)k;
-    if (route == 'j')
+    if (route == 'j' || route == 'u')
         record(jni, o, 1);
     else if (route == 't')
         (*jvmti)->SetTag(jvmti, o, 1);
@@ -143,7 +150,7 @@ static void JNICALL on_death(jvmtiEnv *env, JNIEnv *jni)
 JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 {
     (void)reserved;
-    route = options ? options[0] : 0;
+    route = options == NULL ? 0 : strcmp(options, "turns") == 0 ? 'u' : options[0];
     if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_11) != JNI_OK) return JNI_ERR;
     if (sem_init(&gc_done, 0, 0) != 0 || pthread_key_create(&handover, thread_ends) != 0)
         return JNI_ERR;
