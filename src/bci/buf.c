@@ -9,6 +9,16 @@ void wr_init(wr_t *w, size_t limit)
     w->limit = limit;
 }
 
+void wr_reserve(wr_t *w, size_t n)
+{
+    if (n > w->limit) n = w->limit;
+    if (w->err || n <= w->cap) return;
+    uint8_t *p = realloc(w->p, n);
+    if (!p) return; /* wr_space grows it later, or fails then */
+    w->p = p;
+    w->cap = n;
+}
+
 void wr_free(wr_t *w)
 {
     free(w->p);

@@ -89,6 +89,9 @@ typedef struct {
 } wr_t;
 
 void wr_init(wr_t *w, size_t limit);
+/* Makes room for n bytes (at most the limit) at once, so that a writer
+ * whose size is known roughly does not grow by doubling and copying. */
+void wr_reserve(wr_t *w, size_t n);
 void wr_free(wr_t *w);
 /* Appends n bytes and returns where they go (NULL on error), for patching. */
 uint8_t *wr_space(wr_t *w, size_t n);

@@ -111,6 +111,7 @@ static const char *finish(mctx *m, cf_member *mem, const smt_table *smt, int has
     size_t full =
         m->local >= 0 && smt ? (size_t)smt->n * (3u * ((size_t)m->max_locals + 1) + 8) : 0;
     wr_init(&w, (size_t)MAX_CODE * 2 + (size_t)m->attrs_len * 3 + m->nexc * 16u + 256 + full);
+    wr_reserve(&w, 8u + m->end + m->handler_len + m->nexc * 16u + (size_t)m->attrs_len * 2 + 64);
     wr_u2(&w, stack);
     wr_u2(&w, m->max_locals + (m->local >= 0 ? code_local_size(m) : 0));
     wr_u4(&w, m->end + m->handler_len);

@@ -145,12 +145,13 @@ static int run(const uint8_t *cls, size_t len, const struct bci_hooks *h, int fo
     if (!err && !changed && !force) err = "nothing to inject";
     /* New Code attributes replace old ones; the pool grows by a few
      * entries per method. */
-    size_t limit = len + (size_t)x.cf.nmethods * 1024u + 65536u;
+    size_t expected = len + 256;
     for (uint16_t i = 0; i < x.cf.nmethods; i++)
-        limit += x.cf.methods[i].new_code_len;
+        expected += x.cf.methods[i].new_code_len;
     wr_t w;
-    wr_init(&w, limit);
+    wr_init(&w, expected + (size_t)x.cf.nmethods * 1024u + 65536u);
     if (!err) {
+        wr_reserve(&w, expected);
         cf_write(&x.cf, &w);
         if (w.err) err = "output too large";
     }
