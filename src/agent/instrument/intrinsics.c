@@ -263,6 +263,10 @@ static bool in_plumbing_package(struct rd r, const struct pool *cp)
 void hp_intrinsics_scan(const uint8_t *cls, size_t len, struct hp_intrinsics *out)
 {
     *out = (struct hp_intrinsics){0};
+    /* Every annotation sought is in jdk.internal: a class that names
+     * nothing there (most outside the JDK) needs no pool parsed. */
+    static const char sought[] = "Ljdk/internal/";
+    if (memmem(cls, len, sought, sizeof sought - 1) == NULL) return;
     struct rd r = {cls, cls + len, false};
     struct pool cp = {0};
     skip(&r, 8);
