@@ -36,7 +36,8 @@
  *                                                invoke(Object result, int site)
  *   mark        before such an invoke when invoke_marked accepts it too
  *               (its last argument a reference):  mark(Object last argument)
- * Constant arguments are pushed with iconst/bipush/sipush/ldc(_w).
+ * Constant arguments are pushed with iconst/bipush/sipush/ldc(_w), long ones
+ * with lconst/ldc2_w.
  * Never touched: methods without code, the tracker class, and finalize()V
  * whose body is a lone `return` (the VM registers objects for finalization
  * only when finalize() is non-empty).  See README.md for details and gaps.
@@ -114,17 +115,22 @@ struct bci_hooks {
     /* BCI_LOCAL_INT: entry (I)I, exit (I)V and resume (I)V through a new
      * local (above): for a shadow stack whose height each frame restores
      * rather than pops, exact across exceptions at one store per return.
-     * BCI_LOCAL_LONG: the same with a long local (two slots): entry (I)J,
-     * exit (J)V, resume (JI)V, which also gets the method number. */
+     * BCI_LOCAL_LONG: the same with a long local (two slots): entry (J)J,
+     * exit (J)V, resume (JJ)V and call (JJ)V, whose number arguments are
+     * the long constants long_number gives for the method or call number:
+     * the tracker gets them ready to use (one constant, no arithmetic in
+     * the code the JIT inlines into every method). */
     int entry_local;
+    int64_t (*long_number)(int number);
     /* With entry_local: new_obj, new_array and invoke also get the local as
      * their last argument ((IJ)V, (Ljava/lang/Object;IJ)V with a long one),
      * or 0 in a method that has none. */
     int alloc_local;
     const char *resume_name, *resume_desc;
     /* With entry_local: before each invoke (not invokedynamic) that
-     * call_number numbers, call(local, number): (JI)V, or (II)V with an
-     * int local; lets a shadow stack tell a method's calls apart. */
+     * call_number numbers, call(local, number): (II)V with an int local,
+     * (JJ)V with a long one; lets a shadow stack tell a method's calls
+     * apart. */
     const char *call_name, *call_desc;
     int (*call_number)(void *ctx, int method_number, const struct bci_call *call);
     /* No entry/exit in methods without an invoke or allocation instruction:

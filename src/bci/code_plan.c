@@ -34,6 +34,35 @@ static void push_int(mctx *m, int32_t v)
     }
 }
 
+/* Emits code pushing long constant v. */
+static void push_long(mctx *m, int64_t v)
+{
+    wr_t *w = &m->inj;
+    if (v == 0 || v == 1) {
+        wr_u1(w, (uint32_t)(OP_LCONST_0 + v));
+        return;
+    }
+    uint32_t k = cp_add_long(&m->x->cf.cp, v);
+    if (!k) {
+        code_fail(m, "constant pool overflow");
+        return;
+    }
+    wr_u1(w, OP_LDC2_W);
+    wr_u2(w, k);
+}
+
+/* A method or call number as entry, resume and call get it: an int, or with
+ * a long local the client's long for it. Returns the slots pushed. */
+static uint16_t push_number(mctx *m, int number)
+{
+    if (code_local_size(m) == 2) {
+        push_long(m, m->x->h->long_number(number));
+        return 2;
+    }
+    push_int(m, number);
+    return 1;
+}
+
 /* Injected code at an unknown depth pushes `rel` values at most. */
 static void need_rel(mctx *m, uint16_t rel)
 {
@@ -347,10 +376,10 @@ void code_plan(mctx *m, const smt_table *smt)
         need_abs(m, 1);
     }
     if (m->local >= 0) {
-        push_int(m, m->p->mnum);
+        uint16_t args = push_number(m, m->p->mnum);
         call_hook(m, HK_ENTRY);
         local_insn(m, 1);
-        need_abs(m, code_local_size(m));
+        need_abs(m, args > code_local_size(m) ? args : code_local_size(m));
     } else if (calls_on && h->entry_name) {
         call_method_hook(m, HK_ENTRY);
         need_abs(m, 2);
@@ -367,10 +396,7 @@ void code_plan(mctx *m, const smt_table *smt)
         if (m->local >= 0 && i->handler && !only_rethrows(m, k)) {
             uint16_t args = code_local_size(m);
             local_insn(m, 0);
-            if (args == 2) { /* the long form also gets the method number */
-                push_int(m, m->p->mnum);
-                args++;
-            }
+            if (args == 2) args += push_number(m, m->p->mnum); /* the long form: and the method */
             call_hook(m, HK_RESUME);
             need_abs(m, 1 + args); /* above the exception alone */
             i->resume_len = (uint32_t)m->inj.len - i->pre;
@@ -388,9 +414,9 @@ void code_plan(mctx *m, const smt_table *smt)
                    (site = calls_number(h, &m->x->cf.cp, m->p->mnum, m->code, i->pc,
                                         code_line_of(m, i->pc))) >= 0) {
             local_insn(m, 0);
-            push_int(m, site);
+            uint16_t args = code_local_size(m) + push_number(m, site);
             call_hook(m, HK_CALL);
-            need_rel(m, code_local_size(m) + 1);
+            need_rel(m, args);
         } else if (on && op == OP_NEW && h->new_obj_name && site_number(m, i, &site)) {
             push_int(m, site);
             uint16_t ctx = push_alloc_local(m);

@@ -214,6 +214,25 @@ uint32_t cp_add_int(cpool *cp, int32_t v)
     return add(cp, &e);
 }
 
+uint32_t cp_add_long(cpool *cp, int64_t v)
+{
+    /* A method's hooks add their Long together: reuse among the last few
+     * appended entries only, as a scan of all would be quadratic in the
+     * methods of a class (one Long each). */
+    uint32_t from = cp->n - cp->orig_n > 16 ? cp->n - 16 : cp->orig_n;
+    for (uint32_t i = cp->n; i-- > from;)
+        if (cp->e[i].tag == CP_LONG && cp->e[i].hi == (uint32_t)((uint64_t)v >> 32) &&
+            cp->e[i].lo == (uint32_t)v)
+            return i;
+    cp_ent e = {.tag = CP_LONG, .hi = (uint32_t)((uint64_t)v >> 32), .lo = (uint32_t)v};
+    /* Two slots: the second stays unusable (tag 0). */
+    if (cp->n + 1 >= 0xFFFF || !cp_reserve(cp, cp->n + 2)) return 0;
+    cp->e[cp->n] = e;
+    cp->e[cp->n + 1] = (cp_ent){0};
+    cp->n += 2;
+    return cp->n - 2;
+}
+
 uint32_t cp_add_methodref(cpool *cp, const char *cls, const char *name, const char *desc)
 {
     uint32_t c = cp_add_class(cp, cls);

@@ -59,6 +59,7 @@ const uint8_t *cp_class_name(const cpool *cp, uint32_t idx, uint16_t *len);
 uint32_t cp_add_utf8(cpool *cp, const char *s);
 uint32_t cp_add_class(cpool *cp, const char *name);
 uint32_t cp_add_int(cpool *cp, int32_t v);
+uint32_t cp_add_long(cpool *cp, int64_t v);
 uint32_t cp_add_methodref(cpool *cp, const char *cls, const char *name, const char *desc);
 
 #endif

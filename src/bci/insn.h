@@ -12,6 +12,7 @@ enum {
     OP_SIPUSH = 0x11,
     OP_LDC = 0x12,
     OP_LDC_W = 0x13,
+    OP_LDC2_W = 0x14,
     OP_ILOAD = 0x15,
     OP_LLOAD = 0x16,
     OP_ILOAD_0 = 0x1a,

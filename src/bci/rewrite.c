@@ -30,6 +30,8 @@ static const char *check_hooks(const struct bci_hooks *h)
     if (h->entry_local && (!h->entry_name || !h->exit_name || !h->resume_name))
         return "entry_local without entry, exit and resume";
     if (h->alloc_local && !h->entry_local) return "alloc_local without entry_local";
+    if ((h->entry_local == BCI_LOCAL_LONG) != (h->long_number != NULL))
+        return "long_number goes with a long entry_local";
     if (h->call_name && (!h->entry_local || !h->call_number)) return "call without entry_local";
     return any ? NULL : "no hooks enabled";
 }

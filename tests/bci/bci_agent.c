@@ -43,11 +43,12 @@ static void JNICALL on_load_hook(jvmtiEnv *jvmti, JNIEnv *jni, jclass redefined,
         h.entry_local = BCI_LOCAL_LONG;
         h.alloc_local = 1;
         h.entry_name = "enterWide";
-        h.entry_desc = "(I)J";
+        h.entry_desc = "(J)J";
+        h.long_number = tracker_wide_number;
         h.exit_name = "exitWide";
         h.exit_desc = "(J)V";
         h.resume_name = "resumeWide";
-        h.resume_desc = "(JI)V";
+        h.resume_desc = "(JJ)V";
         h.new_obj_desc = "(IJ)V";
         h.new_array_desc = "(Ljava/lang/Object;IJ)V";
     }

@@ -105,9 +105,15 @@ static void test_branch_to_zero_skips_entry(void **state)
     free(cls);
 }
 
-/* The long form of entry_local: lstore/lload of a two-slot local, the
- * method number for resume, the local passed to the allocation hooks, and
- * full frames declaring a Long. */
+/* bci_hooks.long_number of the long form: the number + 1 in the top bits. */
+static int64_t high_number(int n)
+{
+    return (int64_t)(n + 1) << 42;
+}
+
+/* The long form of entry_local: entry gets long_number's constant (ldc2_w
+ * of a Long the pool gains), lstore/lload of a two-slot local, the local
+ * passed to the allocation hooks, and full frames declaring a Long. */
 static void test_long_local(void **state)
 {
     (void)state;
@@ -128,33 +134,37 @@ static void test_long_local(void **state)
     struct bci_hooks h = all_hooks;
     h.exit_catch_all = 0;
     h.entry_local = BCI_LOCAL_LONG;
+    h.long_number = high_number;
     h.alloc_local = 1;
-    h.entry_desc = "(I)J";
+    h.entry_desc = "(J)J";
     h.exit_desc = "(J)V";
     h.resume_name = "rs";
-    h.resume_desc = "(JI)V";
+    h.resume_desc = "(JJ)V";
     h.new_array_desc = "(Ljava/lang/Object;IJ)V";
     struct bci_result r;
     assert_int_equal(rewrite(cls, len, &h, &r), 1);
+    /* CONSTANT_Long 1 << 42: tag 5, high word 0x400, low word 0. */
+    static const uint8_t one_at_42[] = {5, 0, 0, 4, 0, 0, 0, 0, 0};
+    assert_non_null(memmem(r.data, r.len, one_at_42, sizeof one_at_42));
     code_t c;
     get_code(r.data, r.len, 0, &c);
     assert_int_equal(c.max_locals, 3);
     assert_int_equal(c.max_stack, 5);  /* array, dup, site, the long */
-    assert_int_equal(c.code[0], 0x03); /* method 0 */
-    assert_int_equal(c.code[1], 0xb8); /* entry */
-    assert_int_equal(c.code[4], 0x40); /* lstore_1 */
-    assert_memory_equal(c.code + 5, ((uint8_t[]){0x04, 0xbc, 10}), 3);
+    assert_int_equal(c.code[0], 0x14); /* ldc2_w: method 0 */
+    assert_int_equal(c.code[3], 0xb8); /* entry */
+    assert_int_equal(c.code[6], 0x40); /* lstore_1 */
+    assert_memory_equal(c.code + 7, ((uint8_t[]){0x04, 0xbc, 10}), 3);
     /* dup; iconst_1 (the site: its offset); lload_1; invokestatic */
-    assert_memory_equal(c.code + 8, ((uint8_t[]){0x59, 0x04, 0x1f, 0xb8}), 4);
-    assert_int_equal(c.code[14], 0x57);
-    assert_int_equal(c.code[15], 0x1a);
-    assert_int_equal(c.code[16], 0x99);
-    assert_memory_equal(c.code + 19, ((uint8_t[]){0x1f, 0xb8}), 2); /* exit before return */
-    assert_int_equal(c.code[23], 0xb1);
+    assert_memory_equal(c.code + 10, ((uint8_t[]){0x59, 0x04, 0x1f, 0xb8}), 4);
+    assert_int_equal(c.code[16], 0x57);
+    assert_int_equal(c.code[17], 0x1a);
+    assert_int_equal(c.code[18], 0x99);
+    assert_memory_equal(c.code + 21, ((uint8_t[]){0x1f, 0xb8}), 2); /* exit before return */
+    assert_int_equal(c.code[25], 0xb1);
     assert_true(c.has_smt);
     /* One full frame at the second return's exit code: locals Integer, Long;
      * empty stack. */
-    assert_memory_equal(c.smt, ((uint8_t[]){0, 1, 255, 0, 24, 0, 2, 1, 4, 0, 0}), 11);
+    assert_memory_equal(c.smt, ((uint8_t[]){0, 1, 255, 0, 26, 0, 2, 1, 4, 0, 0}), 11);
     bci_free(&r);
     free(cls);
 }

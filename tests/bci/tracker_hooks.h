@@ -29,6 +29,13 @@ static inline int tracker_site(void *ctx, const struct bci_site *s)
     return tracker_spread(((struct tracker_numbers *)ctx)->sites++);
 }
 
+/* bci_hooks.long_number of the long form: the number + 1 from bit 40 up
+ * (Tracker.enterWide), so that ldc2_w pushes it. */
+static inline int64_t tracker_wide_number(int n)
+{
+    return (int64_t)(n + 1) << 40;
+}
+
 static inline struct bci_hooks tracker_hooks(struct tracker_numbers *n)
 {
     struct bci_hooks h = {

@@ -538,6 +538,7 @@ bool hp_instr_add(struct hp_setup *s, const struct hp_instr_client *c)
         h->method_class = c->class_name;
         h->entry_exit_skip_leaves = c->entry_exit_skip_leaves;
         h->entry_local = c->entry_local;
+        h->long_number = c->long_number;
     }
     if (c->new_obj_name || c->new_array_name || c->object_init_name || c->invoke_name ||
         c->mark_name) {

@@ -46,6 +46,7 @@ struct hp_instr_client {
      * 0, BCI_LOCAL_INT or BCI_LOCAL_LONG), and passed to the allocation
      * hooks too (bci alloc_local). */
     int entry_local;
+    int64_t (*long_number)(int number); /* with BCI_LOCAL_LONG (bci long_number) */
     bool alloc_local;
     const char *resume_name, *resume_desc; /* (I)V or (JI)V at exception handlers */
     /* (II)V or (JI)V before the calls that frames.h numbers (bci call). */

@@ -21,6 +21,12 @@ static int site(void *ctx, const struct bci_site *s)
     return s->type[0] == '[' ? (int)s->bci * 70001 : (int)s->bci;
 }
 
+/* The long form's numbers, large enough to need ldc2_w. */
+static int64_t wide_number(int n)
+{
+    return (int64_t)n << 33 | 1;
+}
+
 static void check_output(const struct bci_result *r)
 {
     struct bci_result again;
@@ -70,10 +76,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
         } else if (variant == 3) {
             h.entry_local = BCI_LOCAL_LONG;
             h.alloc_local = 1;
-            h.entry_desc = "(I)J";
+            h.long_number = wide_number;
+            h.entry_desc = "(J)J";
             h.exit_desc = "(J)V";
             h.resume_name = "resume";
-            h.resume_desc = "(JI)V";
+            h.resume_desc = "(JJ)V";
             h.new_obj_desc = "(IJ)V";
             h.new_array_desc = "(Ljava/lang/Object;IJ)V";
         }

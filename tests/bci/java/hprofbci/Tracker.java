@@ -37,16 +37,17 @@ public final class Tracker {
         if (at >= 0 && mine()) depth = at + 1;
     }
 
-    /* The long form (bci BCI_LOCAL_LONG): the same height, widened. */
-    public static long enterWide(int mnum) {
-        return enterLocal(mnum);
+    /* The long form (bci BCI_LOCAL_LONG): the same height, widened; the
+     * method comes as its number + 1 in bits 40 and up (bci_agent.c). */
+    public static long enterWide(long method) {
+        return enterLocal((int) (method >>> 40) - 1);
     }
 
     public static void exitWide(long at) {
         exitLocal((int) at);
     }
 
-    public static void resumeWide(long at, int mnum) {
+    public static void resumeWide(long at, long method) {
         resumeLocal((int) at);
     }
 

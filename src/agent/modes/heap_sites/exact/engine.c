@@ -74,6 +74,14 @@ static bool attached_tracker_fits(JNIEnv *jni)
     return true;
 }
 
+/* Method or call n as the window's newest entry (HprofSites.enterWin):
+ * n + 1 in bits 42..62, 0 (unknown) for a number beyond its 21 bits. */
+static int64_t window_slot(int n)
+{
+    enum { WIN_BITS = 21, WIN_TOP = 42 };
+    return n >= 0 && n < (1 << WIN_BITS) - 1 ? (int64_t)(n + 1) << WIN_TOP : 0;
+}
+
 static bool on_load(struct hp_setup *s)
 {
     if (!s->potential.can_generate_vm_object_alloc_events || !s->potential.can_tag_objects ||
@@ -122,14 +130,15 @@ static bool on_load(struct hp_setup *s)
     };
     if (hp.opt.depth > 1 && !hp_sites_exact_on_stack()) {
         c.entry_name = "enterWin";
-        c.entry_desc = "(I)J";
+        c.entry_desc = "(J)J";
         c.exit_name = "exitWin";
         c.exit_desc = "(J)V";
         c.resume_name = "resumeWin";
-        c.resume_desc = "(JI)V";
+        c.resume_desc = "(JJ)V";
         c.call_name = "callWin";
-        c.call_desc = "(JI)V";
+        c.call_desc = "(JJ)V";
         c.entry_local = BCI_LOCAL_LONG;
+        c.long_number = window_slot;
         c.alloc_local = true;
         c.new_obj_desc = "(IJ)V";
         c.new_array_desc = "(Ljava/lang/Object;IJ)V";

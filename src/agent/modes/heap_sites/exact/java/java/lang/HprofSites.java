@@ -250,61 +250,48 @@ public final class HprofSites {
 
     /* The caller window (depth 2..4): the thread's last three entered
      * methods (number + 1; 0: unknown), 21 bits each in hprofWin, the
-     * newest in bits 42..62. enterWin shifts the method in and returns the
-     * window it found, which the rewriter keeps in a long local of the
-     * method: it names the method's callers, so the allocation hooks get it
-     * as their ctx, exitWin puts it back before each return and resumeWin
-     * puts it back with the method shifted in again at the start of each
-     * exception handler. No array, no bounds, no branch beyond `on`: one
-     * load, one store per call, one store per return. Before the agent
-     * engages enterWin returns -1, which exitWin ignores and resumeWin
-     * takes as unknown callers. A method numbered beyond the window's 21
-     * bits is an unknown caller (its traces end before it). */
+     * newest in bits 42..62 (bit 63 stays clear). enterWin shifts the method
+     * in and returns the window it found, which the rewriter keeps in a long
+     * local of the method: it names the method's callers, so the allocation
+     * hooks get it as their ctx, exitWin puts it back before each return and
+     * resumeWin puts it back with the method shifted in again at the start
+     * of each exception handler. The rewriter passes a method (or call) as
+     * its number + 1 already in bits 42..62 (`slot`; 0, unknown, for a
+     * number beyond 21 bits: its traces end there). These four are what the
+     * JIT inlines into nearly every compiled method and into each callee
+     * it inlines there, so each is a handful of bytecodes with no call
+     * beyond the currentThread intrinsic and no branch beyond `on`, which
+     * the JIT folds: one load and one store a call, one store a return.
+     * Before the agent engages (when currentThread may still be null)
+     * enterWin returns 0, unknown callers, and the others do nothing. */
     private static final int WIN_BITS = 21, WIN_TOP = 42, WIN_LIMIT = (1 << WIN_BITS) - 1;
 
-    public static long enterWin(int mnum) {
-        if (!on) return -1;
-        if (!THREAD_FIELDS) return enterMine(mnum);
-        Thread t = Thread.currentThread();
-        long w = t.hprofWin;
-        t.hprofWin = shifted(w, mnum);
-        /* w has bit 63 clear; the mask tells the JIT so, and it drops the
-         * tests for -1 in the hooks that get this value. */
-        return w & Long.MAX_VALUE;
+    public static long enterWin(long slot) {
+        if (!on) return 0;
+        if (!THREAD_FIELDS) return enterMine(slot);
+        long w = Thread.currentThread().hprofWin;
+        Thread.currentThread().hprofWin = w >>> WIN_BITS | slot;
+        return w;
     }
 
     public static void exitWin(long w) {
-        if (!THREAD_FIELDS) {
-            if (w >= 0) setWin(w);
-            return;
-        }
-        if (w >= 0) Thread.currentThread().hprofWin = w;
+        if (!on) return;
+        if (!THREAD_FIELDS) setWin(w);
+        else Thread.currentThread().hprofWin = w;
     }
 
-    public static void resumeWin(long w, int mnum) {
-        if (w < 0) {
-            if (!on) return;
-            w = 0;
-        }
-        if (!THREAD_FIELDS) {
-            setWin(shifted(w, mnum));
-            return;
-        }
-        Thread.currentThread().hprofWin = shifted(w, mnum);
+    public static void resumeWin(long w, long slot) {
+        if (!on) return;
+        if (!THREAD_FIELDS) setWin(w >>> WIN_BITS | slot);
+        else Thread.currentThread().hprofWin = w >>> WIN_BITS | slot;
     }
 
     /* Before a call the agent numbered (a method's calls of one name and
      * descriptor on several lines): that number in place of the method's. */
-    public static void callWin(long w, int call) {
-        if (!THREAD_FIELDS) {
-            if (w >= 0) setWin(shifted(w, call));
-            return;
-        }
-        if (w >= 0) Thread.currentThread().hprofWin = shifted(w, call);
-    }
-
-    private static long shifted(long w, int mnum) {
-        return w >>> WIN_BITS | (long) (mnum < WIN_LIMIT ? mnum + 1 : 0) << WIN_TOP;
+    public static void callWin(long w, long call) {
+        if (!on) return;
+        if (!THREAD_FIELDS) setWin(w >>> WIN_BITS | call);
+        else Thread.currentThread().hprofWin = w >>> WIN_BITS | call;
     }
 
     /* Caller j (0: the direct caller) in a window: its method number, -1 if
@@ -474,7 +461,7 @@ public final class HprofSites {
     }
 
     private void count(int site, long ctx, long b, Object arr) {
-        int slot = WINDOW ? slot(site, ctx < 0 ? 0 : ctx & CTX_MASK) : slotOnStack(site);
+        int slot = WINDOW ? slot(site, ctx & CTX_MASK) : slotOnStack(site);
         if (slot < 0) return;
         long c = ++cnt[slot];
         bytes[slot] += b;
@@ -896,12 +883,12 @@ public final class HprofSites {
      * attach run their old code, which calls nothing: their callers are
      * unknown, and a thread's first state starts with an empty window and
      * stack. */
-    private static long enterMine(int mnum) {
+    private static long enterMine(long slot) {
         HprofSites s = mine();
-        if (s == null) return -1;
+        if (s == null) return 0;
         long w = s.win;
-        s.win = shifted(w, mnum);
-        return w & Long.MAX_VALUE;
+        s.win = w >>> WIN_BITS | slot;
+        return w;
     }
 
     private static void setWin(long w) {
