@@ -280,18 +280,27 @@ public final class HprofSites {
         else Thread.currentThread().hprofWin = w;
     }
 
+    /* resumeWin and callWin compute into a parameter: C1 inlines a callee
+     * only while its operand stack plus its locals beyond the parameters
+     * stay within 4 slots (C1InlineStackLimit, 5 under tiered
+     * compilation), and the push with the Thread below it on the stack
+     * takes 5. enterWin needs 7 and stays a call in C1's code: the
+     * rewriter's entry would otherwise grow by 4 bytes, taking 1,393 more
+     * of javac's 28,801 methods past MaxInlineSize (JDK 25). */
     public static void resumeWin(long w, long slot) {
         if (!on) return;
-        if (!THREAD_FIELDS) setWin(w >>> WIN_BITS | slot);
-        else Thread.currentThread().hprofWin = w >>> WIN_BITS | slot;
+        w = w >>> WIN_BITS | slot;
+        if (!THREAD_FIELDS) setWin(w);
+        else Thread.currentThread().hprofWin = w;
     }
 
     /* Before a call the agent numbered (a method's calls of one name and
      * descriptor on several lines): that number in place of the method's. */
     public static void callWin(long w, long call) {
         if (!on) return;
-        if (!THREAD_FIELDS) setWin(w >>> WIN_BITS | call);
-        else Thread.currentThread().hprofWin = w >>> WIN_BITS | call;
+        w = w >>> WIN_BITS | call;
+        if (!THREAD_FIELDS) setWin(w);
+        else Thread.currentThread().hprofWin = w;
     }
 
     /* Caller j (0: the direct caller) in a window: its method number, -1 if
