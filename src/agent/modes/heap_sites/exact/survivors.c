@@ -147,7 +147,8 @@ static void cpu_relax(void)
 
 /* True once the turn is taken; false after 64 yields without it (its
  * holder may wait out a safepoint, or be suspended by a debugger): the
- * reference is made anyway, the turn being no condition of correctness. */
+ * reference is made anyway, the turn being no condition of correctness,
+ * and the thread takes no turn till its next chunk. */
 static bool weak_turn(void)
 {
     for (unsigned spins = 1; spins <= 64 * 64; spins++) {
@@ -167,7 +168,8 @@ bool hp_sites_exact_survivors_record(JNIEnv *jni, jobject o, uint32_t site_bits)
     if (!atomic_load_explicit(&started, memory_order_relaxed)) return false;
     struct chunk *c = mine ? mine : take_chunk();
     if (c == NULL) return false;
-    bool turn = shared && weak_turn();
+    bool turn = false;
+    if (shared && !(turn = weak_turn())) shared = false; /* no turns till its next chunk */
     jweak ref = (*jni)->NewWeakGlobalRef(jni, o);
     if (turn) atomic_store_explicit(&weak_busy, false, memory_order_release);
     if (ref == NULL) return false;
