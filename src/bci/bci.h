@@ -118,8 +118,8 @@ struct bci_hooks {
      * BCI_LOCAL_LONG: the same with a long local (two slots): entry (J)J,
      * exit (J)V, resume (JJ)V and call (JJ)V, whose number arguments are
      * the long constants long_number gives for the method or call number:
-     * the tracker gets them ready to use (one constant, no arithmetic in
-     * the code the JIT inlines into every method). */
+     * the tracker gets them ready to use (one constant, less work in the
+     * code the JIT inlines into every method). */
     int entry_local;
     int64_t (*long_number)(int number);
     /* With entry_local: new_obj, new_array and invoke also get the local as
