@@ -376,10 +376,10 @@ void code_plan(mctx *m, const smt_table *smt)
         need_abs(m, 1);
     }
     if (m->local >= 0) {
-        uint16_t args = push_number(m, m->p->mnum);
+        push_number(m, m->p->mnum); /* as many slots as the local it returns */
         call_hook(m, HK_ENTRY);
         local_insn(m, 1);
-        need_abs(m, args > code_local_size(m) ? args : code_local_size(m));
+        need_abs(m, code_local_size(m));
     } else if (calls_on && h->entry_name) {
         call_method_hook(m, HK_ENTRY);
         need_abs(m, 2);
