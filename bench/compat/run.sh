@@ -2,9 +2,10 @@
 # Compatibility matrix: real programs from Debian packages, module-system runs and hostile
 # programs, each without an agent and under every agent mode, on JDK 17 and 25. Each cell is
 # crash, hang, malformed (output fails the grammar check or `hprof verify`), error (HPROF ERROR),
-# changed (stdout or exit status differs from the run without agent) or ok with its wall ratio.
+# changed (stdout or exit status differs from the run without agent) or ok with its wall and CPU
+# ratios (medians over --reps runs, the whole matrix repeated).
 # Usage: bench/compat/run.sh [--jdk 17|25|all] [--modes a,b] [--programs a,b] [--quick]
-#                            [--timeout SEC] [--max-ratio R] [--scale S]
+#                            [--timeout SEC] [--max-ratio R] [--scale S] [--reps N]
 # HPROF_AGENT=<path to libhprof.so> tests that build instead of build/libhprof.so.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -12,11 +13,11 @@ compat=$PWD
 conf_names() { grep -v '^[[:space:]]*\(#\|$\)' "$1" | cut -d'|' -f1 | tr -d ' ' | paste -sd,; }
 usage() {
     echo "usage: bench/compat/run.sh [--jdk 17|25|all] [--modes a,b] [--programs a,b] [--quick]" \
-        "[--timeout SEC] [--max-ratio R] [--scale S]" >&2
+        "[--timeout SEC] [--max-ratio R] [--scale S] [--reps N]" >&2
     exit 2
 }
 
-jdk=all timeout=300 max_ratio=20 scale=0.05
+jdk=all timeout=300 max_ratio=20 scale=0.05 reps=1
 modes=$(conf_names modes.conf)
 programs=$(conf_names programs.conf)
 # --quick: one program of each kind and three modes, a harness check of a few minutes.
@@ -32,6 +33,7 @@ while (($#)); do
         --timeout) timeout=$2; shift ;;
         --max-ratio) max_ratio=$2; shift ;;
         --scale) scale=$2; shift ;;
+        --reps) reps=$2; shift ;;
         *) usage ;;
     esac
     shift
@@ -52,13 +54,13 @@ for f in "${jdks[@]}"; do
     ../prepare.sh "$scale" "$f" "${home[$f]}"
     ./prepare.sh "$f" "${home[$f]}"
 done
-python3 ../lib/meta.py "$raw" --quick 0 --reps 1 --scale "$scale" --modes "$modes" --programs "$programs" \
+python3 ../lib/meta.py "$raw" --quick 0 --reps "$reps" --scale "$scale" --modes "$modes" --programs "$programs" \
     --command "$command" --jdks "$(IFS=,; echo "${homes[*]}")" \
     --agent "$(realpath "${HPROF_AGENT:-../../build/libhprof.so}")"
 for f in "${jdks[@]}"; do
     python3 lib/matrix.py --jdk "${home[$f]}" --feature "$f" --raw "$compat/$raw" --programs "$programs" \
         --modes "$modes" --agent "$compat/$raw/libhprof.so" --cli "$compat/$raw/hprof" --scale "$scale" \
-        --timeout "$timeout" --max-ratio "$max_ratio"
+        --timeout "$timeout" --max-ratio "$max_ratio" --reps "$reps"
 done
 python3 ../lib/meta.py "$raw" --finish
 python3 lib/table.py "$raw"

@@ -24,9 +24,9 @@ def no_core():
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
-def wait_ready(path, proc, deadline):
+def wait_ready(path, ended, deadline):
     """Waits until the program printed its ready line; False if it ended or the deadline passed."""
-    while time.monotonic() < deadline and proc.poll() is None:
+    while time.monotonic() < deadline and not ended.is_set():
         with open(path, "rb") as f:
             if READY in f.read():
                 return True
@@ -34,14 +34,15 @@ def wait_ready(path, proc, deadline):
     return False
 
 
-def act(action, proc, jcmd, stdout_path, deadline, log):
-    """Sends the program the signals or dump requests its action names, once it is ready."""
-    if action == "-" or not wait_ready(stdout_path, proc, deadline):
+def act(action, proc, ended, jcmd, stdout_path, deadline, log):
+    """Sends the program the signals or dump requests its action names, once it is ready. It
+    watches `ended`, never polls proc: the run's waiter alone reaps the JVM, for its rusage."""
+    if action == "-" or not wait_ready(stdout_path, ended, deadline):
         return
     try:
         if action.startswith("sigquit:"):
             for _ in range(int(action.split(":")[1])):
-                if proc.poll() is not None:
+                if ended.is_set():
                     break
                 os.kill(proc.pid, signal.SIGQUIT)
                 time.sleep(0.02)
@@ -59,25 +60,36 @@ def act(action, proc, jcmd, stdout_path, deadline, log):
         pass
 
 
+def reap(proc, ended, usage):
+    """Waits for proc with wait4, for the CPU time (user + system) of the JVM and the children it
+    waited for, which Popen.wait does not give; the JVM's alone, not the harness's jcmd calls."""
+    _, status, rusage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    usage["cpu_s"] = rusage.ru_utime + rusage.ru_stime
+    ended.set()
+
+
 def run(cmd, rundir, action, timeout, jcmd):
-    """Runs cmd in a fresh rundir; returns exit status, wall seconds and whether it timed out.
-    A run past the timeout gets its thread dump taken (threads.txt) and is killed."""
+    """Runs cmd in a fresh rundir; returns exit status, wall seconds, CPU seconds (user + system
+    of the java process) and whether it timed out. A run past the timeout gets its thread dump
+    taken (threads.txt) and is killed."""
     shutil.rmtree(rundir, ignore_errors=True)
     os.makedirs(rundir)
     stdout_path = os.path.join(rundir, "stdout")
     env = {k: v for k, v in os.environ.items() if k not in ("JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS",
                                                             "_JAVA_HPROF_OPTIONS")}
+    ended, usage = threading.Event(), {}
     with open(stdout_path, "wb") as out, open(os.path.join(rundir, "stderr"), "wb") as err, \
             open(os.path.join(rundir, "action.log"), "wb") as log:
         start = time.monotonic()
         proc = subprocess.Popen(cmd, cwd=rundir, stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env,
                                 start_new_session=True, preexec_fn=no_core)
-        actor = threading.Thread(target=act, args=(action, proc, jcmd, stdout_path, start + timeout, log))
+        waiter = threading.Thread(target=reap, args=(proc, ended, usage))
+        waiter.start()
+        actor = threading.Thread(target=act, args=(action, proc, ended, jcmd, stdout_path, start + timeout, log))
         actor.start()
         timed_out = False
-        try:
-            proc.wait(timeout)
-        except subprocess.TimeoutExpired:
+        if not ended.wait(timeout):
             timed_out = cpu_share(proc.pid)
             with open(os.path.join(rundir, "threads.txt"), "wb") as dump:
                 try:
@@ -85,14 +97,14 @@ def run(cmd, rundir, action, timeout, jcmd):
                 except subprocess.TimeoutExpired:
                     pass
             os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+        waiter.join()
         wall = time.monotonic() - start
         actor.join()
     try:  # children left behind (a launcher's JVM) go with their group
         os.killpg(proc.pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
-    return {"exit": proc.returncode, "wall_s": wall, "timed_out": timed_out is not False,
+    return {"exit": proc.returncode, "wall_s": wall, "cpu_s": usage["cpu_s"], "timed_out": timed_out is not False,
             **({"busy": timed_out} if timed_out is not False else {})}
 
 
@@ -149,6 +161,20 @@ def check_outputs(rundir, cli):
     return problems
 
 
+def allocated_objects(rundir):
+    """The objects allocated by the run as its ascii profile's last SITES section counts them (the
+    sum of its alloc'ed objs column: every site only with cutoff=0), or None without one."""
+    for path in sorted(glob.glob(os.path.join(rundir, "prof*.txt"))):
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        start = text.rfind("\nSITES BEGIN")
+        if start < 0:
+            continue
+        body = text[start:text.index("\nSITES END", start)].splitlines()[4:]
+        return sum(int(row.split()[6]) for row in body)
+    return None
+
+
 def classify(rundir, result, baseline, rule, cli, agent_mode):
     """Sets result["outcome"] (the worst finding) and result["details"]."""
     stdout, stderr = read(os.path.join(rundir, "stdout")), read(os.path.join(rundir, "stderr"))
@@ -176,6 +202,8 @@ def classify(rundir, result, baseline, rule, cli, agent_mode):
     result["stdout"] = normalise(stdout, rule, rundir)
     result["stderr_tail"] = stderr[-1500:].decode("utf-8", "replace")
     result["dumps"] = len(re.findall(rb"^Dumping", stderr, re.M))
+    if agent_mode and "malformed" not in kinds:
+        result["sites_objs"] = allocated_objects(rundir)
     if hs_err:
         result["hs_err"] = hs_err[0]
     return result

@@ -1,9 +1,9 @@
 """Runs the compatibility matrix of one JDK: every program without an agent, then each mode
-over every program; appends one JSON line per cell to <raw>/cells.jsonl and keeps the
-working directory of every cell that is not ok under <raw>/failed/.
+over every program, the whole again per repetition; appends one JSON line per run to
+<raw>/cells.jsonl and keeps the working directory of every run that is not ok under <raw>/failed/.
 
 Usage: matrix.py --jdk HOME --feature N --raw DIR --programs a,b --modes a,b --agent SO --cli HPROF
-                 --scale S --timeout SEC --max-ratio R
+                 --scale S --timeout SEC --max-ratio R [--reps N]
 """
 import argparse
 import json
@@ -64,6 +64,7 @@ def main():
         ap.add_argument(opt, required=True)
     ap.add_argument("--timeout", type=float, default=300, help="upper limit per run, seconds")
     ap.add_argument("--max-ratio", type=float, default=20, help="a run is stopped at this ratio to no agent")
+    ap.add_argument("--reps", type=int, default=1, help="runs per cell, the matrix repeated (rep-major)")
     args = ap.parse_args()
 
     all_programs, all_modes = programs(), conf.modes("compat/modes.conf")
@@ -86,39 +87,51 @@ def main():
             log.write(json.dumps({"jdk": args.feature, "program": name, "kind": p["kind"], "mode": "none",
                                   "outcome": "not-run", "details": [f"runs on JDK {p['jdk']}"]}) + "\n")
         names = [n for n in names if runs_on(all_programs[n]["jdk"], args.feature)]
-        # Mode-major, every program without agent first: a run cut short still has whole columns.
-        for mode in modes:
-            for name in names:
-                if mode != "none" and name not in baselines:
-                    continue
-                program = all_programs[name]
-                baseline = baselines.get(name)
-                rundir = os.path.join(conf.WORK, "compat", "runs", args.feature, name, mode)
-                cmd = command(java, program, all_modes[mode], os.path.join(rundir, "prof"), values, rundir)
-                limit = args.timeout if baseline is None else min(
-                    args.timeout, max(60, args.max_ratio * baseline["wall_s"]))
-                result = cells.run(cmd, rundir, program["action"], limit, jcmd)
-                cells.classify(rundir, result, baseline, program["rule"], args.cli, mode != "none")
-                record = {"jdk": args.feature, "program": name, "kind": program["kind"], "mode": mode,
-                          "command": cells.quote(cmd), "action": program["action"], **result}
-                if mode == "none":
-                    if not works(result, program):
-                        record["outcome"] = "baseline-failed"
-                        record["details"].append(f"exit {result['exit']}: {result['stderr_tail'][-300:]}")
-                    else:
-                        baselines[name] = result
-                log.write(json.dumps(keep_failed(record, rundir, args.raw)) + "\n")
-                log.flush()
-                ratio = result["wall_s"] / baseline["wall_s"] if baseline else 1
-                print(f"jdk{args.feature} {name:14} {mode:13} {record['outcome']:9} {result['wall_s']:6.1f}s "
-                      f"x{ratio:4.2f} {'; '.join(record['details'])[:200]}", flush=True)
+        # Rep-major, then mode-major with every program without agent first: a run cut short
+        # still has whole columns, and a change of load spreads over every cell alike. The first
+        # repetition's run without agent is each program's baseline (output, time limit).
+        for rep in range(args.reps):
+            for mode in modes:
+                for name in names:
+                    if name not in baselines and (mode != "none" or rep):
+                        continue
+                    record = run_cell(args, rep, name, all_programs[name], mode, all_modes[mode], baselines,
+                                      java, jcmd, values)
+                    log.write(json.dumps(record) + "\n")
+                    log.flush()
+
+
+def run_cell(args, rep, name, program, mode, mode_opts, baselines, java, jcmd, values):
+    """One run of a program under a mode, classified; returns its record for cells.jsonl."""
+    baseline = baselines.get(name)
+    rundir = os.path.join(conf.WORK, "compat", "runs", args.feature, name, mode)
+    cmd = command(java, program, mode_opts, os.path.join(rundir, "prof"), values, rundir)
+    limit = args.timeout if baseline is None else min(args.timeout, max(60, args.max_ratio * baseline["wall_s"]))
+    result = cells.run(cmd, rundir, program["action"], limit, jcmd)
+    cells.classify(rundir, result, baseline, program["rule"], args.cli, mode != "none")
+    record = {"jdk": args.feature, "program": name, "kind": program["kind"], "mode": mode, "rep": rep,
+              "command": cells.quote(cmd), "action": program["action"], **result}
+    if mode == "none" and rep == 0:
+        if not works(result, program):
+            record["outcome"] = "baseline-failed"
+            record["details"].append(f"exit {result['exit']}: {result['stderr_tail'][-300:]}")
+        else:
+            baselines[name] = result
+    record = keep_failed(record, rundir, args.raw)
+    base = baselines.get(name)
+    wall_ratio, cpu_ratio = (result["wall_s"] / base["wall_s"], result["cpu_s"] / base["cpu_s"]) if base else (1, 1)
+    print(f"jdk{args.feature} {name:14} {mode:13} rep {rep} {record['outcome']:9} {result['wall_s']:6.1f}s "
+          f"x{wall_ratio:4.2f} {result['cpu_s']:6.1f}s CPU x{cpu_ratio:4.2f} {'; '.join(record['details'])[:200]}",
+          flush=True)
+    return record
 
 
 def keep_failed(record, rundir, raw):
     """Moves the working directory of a cell that is not ok under <raw>/failed/ (the profile
     only if it is the problem), deletes it otherwise; returns the record for the log."""
     if record["outcome"] != "ok":
-        kept = os.path.join(raw, "failed", record["jdk"], record["program"], record["mode"])
+        kept = os.path.join(raw, "failed", record["jdk"], record["program"],
+                            record["mode"] + (f".rep{record['rep']}" if record["rep"] else ""))
         shutil.rmtree(kept, ignore_errors=True)
         malformed = record["outcome"] == "malformed"
         shutil.copytree(rundir, kept, ignore=None if malformed else shutil.ignore_patterns("prof*"))

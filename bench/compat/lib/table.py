@@ -11,6 +11,7 @@ import collections
 import json
 import os
 import re
+import statistics
 
 import cells as cell_rules
 
@@ -27,26 +28,44 @@ OUTCOMES = ["ok", "crash", "hang", "slow", "malformed", "error", "changed"]
 
 
 def load(raws):
-    """The runs' metadata and their cells, later runs replacing earlier cells. Each cell keeps
-    the wall time without agent of its own run ("base_wall"), its ratio's denominator; a run
-    without agent is replaced by a later one only if it was not usable or the program is no
-    longer run on that JDK."""
+    """The runs' metadata and their cells, later runs replacing earlier cells. A cell merges its
+    run's repetitions (merge()) and keeps the medians without agent of its own run ("base_wall",
+    "base_cpu"), its ratios' denominators; a run without agent is replaced by a later one only if
+    it was not usable or the program is no longer run on that JDK."""
     metas, cells = [], {}
     for raw in raws:
         with open(os.path.join(raw, "meta.json"), encoding="utf-8") as f:
             metas.append(json.load(f))
-        bases = {}
+        reps = {}
         with open(os.path.join(raw, "cells.jsonl"), encoding="utf-8") as f:
             for line in filter(str.strip, f):
                 c = json.loads(line)
-                key = (c["jdk"], c["program"], c["mode"])
-                if c["mode"] == "none":
-                    bases[key[:2]] = c.get("wall_s")
-                    if key in cells and cells[key]["outcome"] == "ok" and c["outcome"] != "not-run":
-                        continue
-                c["base_wall"] = bases.get(key[:2])
-                cells[key] = reclassify_timeout(c)
+                reps.setdefault((c["jdk"], c["program"], c["mode"]), []).append(c)
+        merged = {key: merge(runs) for key, runs in reps.items()}
+        for key, c in merged.items():
+            if c["mode"] == "none" and key in cells and cells[key]["outcome"] == "ok" and c["outcome"] != "not-run":
+                continue
+            base = merged.get(key[:2] + ("none",), {})
+            c["base_wall"], c["base_cpu"] = base.get("wall_s"), base.get("cpu_s")
+            cells[key] = reclassify_timeout(c)
     return metas, list(cells.values())
+
+
+SEVERITY = ["crash", "hang", "slow", "malformed", "error", "changed", "baseline-failed", "not-run", "ok"]
+
+
+def merge(runs):
+    """One cell from its repetitions in a run: the worst run's record (outcome, findings, command)
+    with the median wall and CPU seconds of all of them."""
+    cell = dict(min(runs, key=lambda r: SEVERITY.index(r["outcome"])))
+    timed = [r for r in runs if "wall_s" in r]
+    if timed:
+        cell["reps"] = len(timed)
+        cell["wall_s"] = statistics.median(r["wall_s"] for r in timed)
+        if all("cpu_s" in r for r in timed):  # runs recorded before CPU time was have none
+            cell["cpus"] = [r["cpu_s"] for r in timed]
+            cell["cpu_s"] = statistics.median(cell["cpus"])
+    return cell
 
 
 def reclassify_timeout(c):
@@ -62,9 +81,14 @@ def reclassify_timeout(c):
 
 
 def cell_text(cell):
-    if cell["outcome"] == "ok":
-        return f"ok {cell['wall_s'] / cell['base_wall']:.2f}" if cell.get("base_wall") else "ok"
-    return f"**{cell['outcome'].upper()}**"
+    if cell["outcome"] != "ok":
+        return f"**{cell['outcome'].upper()}**"
+    if not cell.get("base_wall"):
+        return "ok"
+    text = f"ok {cell['wall_s'] / cell['base_wall']:.2f}"
+    if cell.get("cpu_s") and cell.get("base_cpu"):
+        text += f" / CPU {cell['cpu_s'] / cell['base_cpu']:.2f}"
+    return text
 
 
 def jdk_section(feature, cells):
@@ -106,7 +130,8 @@ def jdk_section(feature, cells):
 
 def describe(meta):
     return [f"- `{meta['command']}`: commit `{meta['commit']}`{' (dirty tree)' if meta.get('dirty') else ''}, "
-            f"{meta['date']}, agent {meta['agent']}; {'; '.join(meta['jdks'])}; load average "
+            f"{meta['date']}, agent {meta['agent']}; {'; '.join(meta['jdks'])}; "
+            f"{meta.get('reps', 1)} run{'s' if meta.get('reps', 1) > 1 else ''} per cell; load average "
             f"{meta['load_start']} at start, {meta.get('load_end', '?')} at the end; bench inputs at scale "
             f"{meta['scale']}."]
 
@@ -116,8 +141,10 @@ def render(metas, cells):
     for meta in metas:
         lines += describe(meta)
     lines += ["",
-             "A cell is the wall time with the agent over the time without it in the same run (one run each; "
-             "the column without agent shows the first run's), "
+             "A cell is the wall time with the agent over the time without it in the same run (medians of "
+             "the run's repetitions; the column without agent shows the first run's), then, where the run "
+             "measured it, the same ratio of CPU time (user + system of the java process: the figure to "
+             "trust on a loaded machine), "
              "or what went wrong: CRASH (hs_err file or fatal signal), HANG (stopped at the time limit while "
              "blocked or not answering `jcmd Thread.print`), SLOW (stopped at the time limit while computing), "
              "MALFORMED (the output fails the ascii grammar check or `hprof verify`), ERROR "
