@@ -1,7 +1,8 @@
 """Checks the compatibility harness's own logic, without running a JVM: the ascii grammar
 checker (bench/compat/lib/grammar.py) on well-formed and broken profiles, the stdout normaliser
-and the classification of cells (bench/compat/lib/cells.py), and that every line of
-bench/compat/programs.conf and modes.conf is usable.
+and the classification of cells (bench/compat/lib/cells.py), how the table merges a cell's
+repetitions (bench/compat/lib/table.py), and that every line of bench/compat/programs.conf and
+modes.conf is usable.
 
 Usage: test_compat.py <bench>
 """
@@ -18,6 +19,7 @@ sys.path.insert(0, os.path.join(BENCH, "lib"))
 import cells  # noqa: E402
 import grammar  # noqa: E402
 import matrix  # noqa: E402
+import table  # noqa: E402
 
 DATE = "Thu Nov 26 00:14:51 2026"
 GOOD = f"""JAVA PROFILE 1.0.1, created {DATE}
@@ -144,12 +146,49 @@ class Cells(unittest.TestCase):
         self.assertIn("libhprof.so+0x10", result["details"][0])
         self.assertEqual(self.classify(good, exit_code=-11, baseline=base)["outcome"], "crash")
 
+    def test_allocated_objects_are_the_sites_alloc_column(self):
+        base = {"exit": 0, "stdout": "x\n"}
+        result = self.classify({"stdout": b"x\n", "prof.txt": GOOD.encode()}, baseline=base)
+        self.assertEqual(result["sites_objs"], 25)
+        no_sites = GOOD[:GOOD.index("SITES BEGIN")] + GOOD[GOOD.index("SITES END\n") + 10:]
+        self.assertIsNone(self.classify({"stdout": b"x\n", "prof.txt": no_sites.encode()}, baseline=base)["sites_objs"])
+
     def test_binary_output_goes_to_hprof_verify(self):
         base = {"exit": 0, "stdout": "x\n"}
         files = {"stdout": b"x\n", "prof.hprof": b"JAVA PROFILE 1.0.2\0"}
         result = self.classify(files, baseline=base)  # the "verifier" here is /bin/false
         self.assertEqual(result["outcome"], "malformed")
         self.assertIn("hprof verify", result["details"][0])
+
+
+class Table(unittest.TestCase):
+    def run_record(self, mode, rep, wall, cpu, outcome="ok"):
+        return {"jdk": "17", "program": "p", "kind": "real", "mode": mode, "rep": rep, "wall_s": wall,
+                "cpu_s": cpu, "outcome": outcome, "details": [] if outcome == "ok" else [f"{outcome}: x"],
+                "action": "-", "command": "java p"}
+
+    def load(self, records):
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "meta.json"), "w", encoding="utf-8") as f:
+                json.dump({}, f)
+            with open(os.path.join(d, "cells.jsonl"), "w", encoding="utf-8") as f:
+                f.writelines(json.dumps(r) + "\n" for r in records)
+            return {c["mode"]: c for c in table.load([d])[1]}
+
+    def test_repetitions_give_medians_and_the_worst_outcome(self):
+        runs = [self.run_record("none", i, w, c) for i, (w, c) in enumerate([(1.0, 2.0), (3.0, 2.2), (1.2, 9.0)])]
+        runs += [self.run_record("heap-all", i, w, c) for i, (w, c) in enumerate([(3.0, 5.0), (2.4, 4.4), (9.9, 6.6)])]
+        cell = self.load(runs)["heap-all"]
+        self.assertEqual((cell["reps"], cell["wall_s"], cell["cpu_s"]), (3, 3.0, 5.0))
+        self.assertEqual(table.cell_text(cell), "ok 2.50 / CPU 2.27")
+        runs.append(self.run_record("heap-all", 3, 1.0, 1.0, "changed"))
+        self.assertEqual(table.cell_text(self.load(runs)["heap-all"]), "**CHANGED**")
+
+    def test_runs_without_cpu_time_show_the_wall_ratio(self):
+        runs = [self.run_record(m, 0, w, 0) for m, w in (("none", 2.0), ("heap-all", 3.0))]
+        for r in runs:
+            del r["cpu_s"]
+        self.assertEqual(table.cell_text(self.load(runs)["heap-all"]), "ok 1.50")
 
 
 class Conf(unittest.TestCase):
