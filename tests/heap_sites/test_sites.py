@@ -453,6 +453,24 @@ def make_case(env):
             self.assertTrue(r["frames"][3][1].startswith("lambda$vthreads$"), r["frames"])
             self.assertEqual((r["alloc_objs"], r["alloc_bytes"]), (threads * n, threads * n * ITEM_SIZE))
 
+        def test_ended_virtual_threads_leave_no_state(self):
+            # A virtual thread has no ThreadEnd: the tracker folds the state
+            # of ended ones as more register, so 4,000 in waves of 100 leave
+            # at most about 1,024 states (each an object and its arrays) in
+            # the heap, and their counts add up. Without: 4,000.
+            if env.java_version() < 21:
+                self.skipTest("no virtual threads before JDK 21")
+            threads, n, wave = 4000, 50, 100
+            out = os.path.join(env.work, "sites-vwaves.txt")
+            res = h.run_java(env, f"heap=all,cutoff=0,file={out}", ["SitesProg", "vthreads", str(n), str(threads), str(wave)])
+            self.assertEqual(res.returncode, 0, res.stderr)
+            prof, tables = sites.ascii_tables(out)
+            r = self.one_row(tables[0], ITEM, [self.at("allocate", "basic")])
+            self.assertEqual(r["alloc_objs"], threads * n)
+            dump = prof.sections_named("HEAP DUMP")[0][1]
+            states = sum(1 for line in dump if line.startswith("OBJ ") and "class=java.lang.HprofSites@" in line)
+            self.assertLess(states, 1500)
+
         def test_thread_y(self):
             threads, n = 4, 3000
             for binary in (False, True):

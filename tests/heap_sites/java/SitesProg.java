@@ -218,14 +218,18 @@ public class SitesProg {
     }
 
     // Virtual threads (JDK 21+; started through reflection, as this file
-    // compiles for 17), each allocating two frames below its task.
-    static void vthreads(int t, int n) throws Exception {
+    // compiles for 17), each allocating two frames below its task; started
+    // in waves of `wave`, each joined before the next starts.
+    static void vthreads(int t, int n, int wave) throws Exception {
         Object builder = Thread.class.getMethod("ofVirtual").invoke(null);
         java.lang.reflect.Method start =
                 Class.forName("java.lang.Thread$Builder").getMethod("start", Runnable.class);
         Thread[] ts = new Thread[t];
-        for (int k = 0; k < t; k++) ts[k] = (Thread) start.invoke(builder, (Runnable) () -> vtask(n));
-        for (Thread th : ts) th.join();
+        for (int first = 0; first < t; first += wave) {
+            int end = Math.min(t, first + wave);
+            for (int k = first; k < end; k++) ts[k] = (Thread) start.invoke(builder, (Runnable) () -> vtask(n));
+            for (int k = first; k < end; k++) ts[k].join();
+        }
     }
 
     static void vtask(int n) {
@@ -372,7 +376,9 @@ public class SitesProg {
             case "deep": deep(n); break; // SITE maindeep
             case "mixed": mixed(n); break;
             case "threads": threads(Integer.parseInt(args[2]), n); break;
-            case "vthreads": vthreads(Integer.parseInt(args[2]), n); break;
+            case "vthreads":
+                vthreads(Integer.parseInt(args[2]), n, Integer.parseInt(args[args.length > 3 ? 3 : 2]));
+                break;
             case "survivors": survivors(Integer.parseInt(args[2]), n); break;
             case "outlive": outlive(n, Integer.parseInt(args[2])); break;
             default: throw new IllegalArgumentException(args[0]);

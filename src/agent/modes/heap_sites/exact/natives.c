@@ -1,8 +1,8 @@
 /* java.lang.HprofSites' natives (see agent/instrument/instrument.h for why
  * they are exported functions): tagging the objects a slot counts, deriving
- * the sites of intrinsics' results, the tracker's lock back-off, and the
- * figures the tracker asks for at start (config), among them the JVM's array
- * layout learned at VM init. */
+ * the sites of intrinsics' results, the tracker's lock back-off, folding the
+ * states of ended threads, and the figures the tracker asks for at start
+ * (config), among them the JVM's array layout learned at VM init. */
 #include "agent/core/agent.h"
 #include "agent/core/in_agent.h"
 #include "agent/instrument/instrument.h"
@@ -158,6 +158,16 @@ JNIEXPORT void JNICALL Java_java_lang_HprofSites_backoff(JNIEnv *jni, jclass k, 
     hp_in_agent_enter();
     hp_instr_backoff(round);
     hp_in_agent_leave(hp.jvmti, jni);
+}
+
+JNIEXPORT void JNICALL Java_java_lang_HprofSites_sweep(JNIEnv *jni, jclass k, jint link)
+{
+    (void)k;
+    if (link < 0 || !native_begin()) return; /* engage() links the native with -1 */
+    hp_in_agent_enter();
+    hp_sites_exact_fold_ended(hp.jvmti, jni);
+    hp_in_agent_leave(hp.jvmti, jni);
+    native_end();
 }
 
 JNIEXPORT void JNICALL Java_java_lang_HprofSites_own(JNIEnv *jni, jclass k, jobject o)

@@ -1,5 +1,6 @@
 /* Reading java.lang.HprofSites' per-thread states: an ending thread's
- * counts are folded into its keys (ThreadEnd), a dump adds up every running
+ * counts are folded into its keys (ThreadEnd; a sweep for the threads that
+ * ended without one, virtual threads), a dump adds up every running
  * thread's and the folded ones per key. */
 #include "agent/core/agent.h"
 #include "agent/instrument/instrument.h"
@@ -11,7 +12,7 @@
 #include <stdlib.h>
 
 static jclass tracker;
-static jmethodID m_retire, m_states;
+static jmethodID m_retire, m_states, m_ended;
 static jfieldID f_thread, f_n, f_keys, f_cnt, f_bytes, f_kid;
 static pthread_mutex_t fold_lock = PTHREAD_MUTEX_INITIALIZER; /* ended-thread folds vs dumps */
 
@@ -20,13 +21,15 @@ bool hp_sites_exact_tally_init(JNIEnv *jni, jclass tracker_class)
     tracker = tracker_class;
     m_retire = (*jni)->GetStaticMethodID(jni, tracker, "retire", "()Ljava/lang/HprofSites;");
     m_states = (*jni)->GetStaticMethodID(jni, tracker, "states", "()[Ljava/lang/HprofSites;");
+    m_ended = (*jni)->GetStaticMethodID(jni, tracker, "ended", "()[Ljava/lang/HprofSites;");
     f_thread = (*jni)->GetFieldID(jni, tracker, "thread", "Ljava/lang/Thread;");
     f_n = (*jni)->GetFieldID(jni, tracker, "n", "I");
     f_keys = (*jni)->GetFieldID(jni, tracker, "keys", "[I");
     f_cnt = (*jni)->GetFieldID(jni, tracker, "cnt", "[J");
     f_bytes = (*jni)->GetFieldID(jni, tracker, "bytes", "[J");
     f_kid = (*jni)->GetFieldID(jni, tracker, "kid", "[I");
-    return m_retire && m_states && f_thread && f_n && f_keys && f_cnt && f_bytes && f_kid;
+    return m_retire && m_states && m_ended && f_thread && f_n && f_keys && f_cnt && f_bytes &&
+           f_kid;
 }
 
 void hp_sites_exact_folds_lock(void)
@@ -90,6 +93,25 @@ void hp_sites_exact_fold(jvmtiEnv *jvmti, JNIEnv *jni, const struct hp_thread *t
     else if (state)
         read_state(jvmti, jni, state, t->serial, add_to_key, NULL);
     if (state) (*jni)->DeleteLocalRef(jni, state);
+    pthread_mutex_unlock(&fold_lock);
+}
+
+void hp_sites_exact_fold_ended(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+    pthread_mutex_lock(&fold_lock);
+    jobjectArray gone = (*jni)->CallStaticObjectMethod(jni, tracker, m_ended);
+    if ((*jni)->ExceptionCheck(jni)) {
+        (*jni)->ExceptionClear(jni);
+        gone = NULL;
+    }
+    jint len = gone ? (*jni)->GetArrayLength(jni, gone) : 0;
+    for (jint i = 0; i < len; i++) {
+        jobject st = (*jni)->GetObjectArrayElement(jni, gone, i);
+        if (st == NULL) break; /* the states come first */
+        read_state(jvmti, jni, st, 0, add_to_key, NULL);
+        (*jni)->DeleteLocalRef(jni, st);
+    }
+    if (gone) (*jni)->DeleteLocalRef(jni, gone);
     pthread_mutex_unlock(&fold_lock);
 }
 

@@ -78,6 +78,10 @@ public final class HprofSites {
     /* Every thread's state, for the agent; written under the class lock. */
     private static HprofSites[] all = new HprofSites[16];
     private static int nAll;
+    /* States registered at which register() has the agent fold those of
+     * ended threads (sweep): a virtual thread has no ThreadEnd. */
+    private static final int SWEEP_MIN = 1024;
+    private static int sweepAt = SWEEP_MIN;
 
     /* tag() returns the key's agent-side id (> 0), 0 if `o` is not of the
      * site's class, -1 if it could not tag. */
@@ -91,6 +95,9 @@ public final class HprofSites {
     private static native int config(int what);
     /* Waits a little for the lock (instrument.h hp_instr_backoff). */
     private static native void backoff(int round);
+    /* Has the agent fold and forget the states of ended threads (ended());
+     * -1 only links the native. */
+    private static native void sweep(int link);
 
     /* ---- one thread's state ---- */
 
@@ -771,9 +778,16 @@ public final class HprofSites {
 
     /* The calling thread's new state; out of line: state() is the common
      * path. Registering constructs a state, whose Object.<init> calls
-     * objInit, which finds no state yet and returns. */
+     * objInit, which finds no state yet and returns. The sweep runs outside
+     * the lock: the agent takes its fold lock before this one. */
     @DontInline
     private static HprofSites register() {
+        HprofSites s = added();
+        if (s != null && nAll >= sweepAt) sweep(0);
+        return s;
+    }
+
+    private static HprofSites added() {
         if (!engaged) return null;
         Thread t = Thread.currentThread();
         lock();
@@ -870,6 +884,15 @@ public final class HprofSites {
         own(tab);
         for (HprofSites s : old)
             if (s != null && s != drop) put(tab, s);
+        return tab;
+    }
+
+    /* Under the lock: a table of n slots of the registered states. */
+    private static HprofSites[] registered(int n) {
+        HprofSites[] tab = new HprofSites[n];
+        own(tab);
+        for (int i = 0; i < nAll; i++)
+            put(tab, all[i]);
         return tab;
     }
 
@@ -984,6 +1007,7 @@ public final class HprofSites {
         tag(null, null, 0, 0, false);
         derive(0, null);
         backoff(-1);
+        sweep(-1);
         engaged = true;
         on = true;
     }
@@ -1020,6 +1044,12 @@ public final class HprofSites {
             if (s == null) return null;
         }
         s.thread = null;
+        drop(s);
+        return s;
+    }
+
+    /* Under the lock: s out of `all` (the last state takes its place). */
+    private static void drop(HprofSites s) {
         HprofSites moved = all[--nAll];
         all[s.allIndex] = moved;
         moved.allIndex = s.allIndex;
@@ -1028,7 +1058,49 @@ public final class HprofSites {
             s.np = 0;
             if (!ALL) U.getAndAddInt(STATICS, PENDING, -1);
         }
-        return s;
+    }
+
+    /* From the agent's sweep, which folds what they counted: the states of
+     * threads that ended with theirs still registered, taken out of the
+     * registry, then nulls. Virtual threads do (100,000 ended ones kept 1.2 M
+     * objects, each tagged, to the end of the run); a platform thread's
+     * ThreadEnd folds its state while it is alive, under the same fold lock.
+     * The next sweep is due when twice as many states are registered. */
+    static HprofSites[] ended() {
+        if (!engaged) return null;
+        lock();
+        try {
+            HprofSites[] gone;
+            try {
+                gone = new HprofSites[nAll];
+            } catch (OutOfMemoryError e) {
+                return null;
+            }
+            int n = 0;
+            for (int i = nAll - 1; i >= 0; i--) { /* drop() moves a visited state to i */
+                HprofSites s = all[i];
+                Thread t = s.thread;
+                if (t == null || t.isAlive()) continue;
+                if (THREAD_FIELDS) {
+                    t.hprofSites = null;
+                    t.hprofStk = null;
+                }
+                drop(s);
+                gone[n++] = s;
+            }
+            sweepAt = 2 * nAll > SWEEP_MIN ? 2 * nAll : SWEEP_MIN;
+            if (!THREAD_FIELDS && n > 0) {
+                try {
+                    table = registered(table.length);
+                    used = nAll;
+                } catch (OutOfMemoryError e) {
+                    /* the old table: its ended threads' entries match no thread */
+                }
+            }
+            return gone;
+        } finally {
+            unlock();
+        }
     }
 
     /* At `stop` after the last dump: nothing is counted from now on,
@@ -1058,6 +1130,7 @@ public final class HprofSites {
         last = null;
         all = new HprofSites[16];
         nAll = 0;
+        sweepAt = SWEEP_MIN;
         table = new HprofSites[64];
         used = 0;
         siteClass = new Class<?>[1024];

@@ -16,6 +16,8 @@ public class Thread implements Runnable {
 
     public static void onSpinWait() {}
 
+    public final native boolean isAlive();
+
     @Override
     public void run() {}
 }
