@@ -111,9 +111,11 @@ public final class HprofSites {
     private long[] ctxs, cnt, bytes;
     private int[] kid;
     private int[] index; /* hash of keys -> slot + 1 */
-    /* Shadow stack: (site, two callers) -> slot + 1, direct-mapped and checked
-     * against the slot's key; most allocations repeat a recent context, and
-     * this spares them the hash over all callers and the probe. */
+    /* Recent keys -> slot + 1, direct-mapped and checked against the slot's
+     * key; most allocations repeat a recent key. Shadow stack: by (site, two
+     * callers), sparing the hash over all callers and the probe. Window: by
+     * the key's hash. It grows with the index up to 1 << MEMO_BITS entries,
+     * as a thread with few slots needs few. */
     private int[] memo;
     private static final int MEMO_BITS = 12;
 
@@ -152,7 +154,7 @@ public final class HprofSites {
             bytes = new long[16];
             kid = new int[16];
             index = new int[32];
-            memo = new int[WINDOW ? 1 : 1 << MEMO_BITS];
+            memo = new int[32];
             pend = new int[ALL ? 32 : 8];
             misses = new int[pend.length];
             missed = new Class<?>[pend.length];
@@ -588,24 +590,29 @@ public final class HprofSites {
 
     /* The slot of (site, window of callers), created if new; -1 when out of
      * memory. With depth 1 the window is always 0. Straight-line for the
-     * JIT: the first probe of the index, which finds most slots (it is at
-     * most half full); the probing loop is out of line, as a loop inlined
-     * into every compiled allocation site is costly to compile. */
+     * JIT: one look in the memo, which finds nearly every slot; the index is
+     * searched out of line, as a loop inlined into every compiled allocation
+     * site is costly to compile. The index's first probe, in the memo's
+     * place, missed on every allocation at a key that a collision had moved
+     * along (linear probing, up to half full): 18-20 ns an allocation
+     * against 9-11 in a loop of two sites at depth 1 (sites-cost.md). */
     private int slot(int site, long ctx) {
-        int[] idx = index;
-        int p = hash(site, ctx) & (idx.length - 1);
-        int e = idx[p] - 1;
+        int[] mm = memo;
+        int m = hash(site, ctx) & (mm.length - 1);
+        int e = mm[m] - 1;
         if (e >= 0 && keys[e * W] == site && ctxs[e] == ctx) return e;
-        return probe(site, ctx, p);
+        return probe(site, ctx, m);
     }
 
     @DontInline
-    private int probe(int site, long ctx, int p) {
+    private int probe(int site, long ctx, int m) {
         int mask = index.length - 1;
-        for (;; p = (p + 1) & mask) {
+        for (int p = hash(site, ctx) & mask;; p = (p + 1) & mask) {
             int e = index[p] - 1;
-            if (e < 0) return newSlot(site, ctx, p);
-            if (keys[e * W] == site && ctxs[e] == ctx) return e;
+            if (e < 0) e = newSlot(site, ctx, p);
+            else if (keys[e * W] != site || ctxs[e] != ctx) continue;
+            if (e >= 0) memo[m] = e + 1;
+            return e;
         }
     }
 
@@ -623,8 +630,10 @@ public final class HprofSites {
         /* The top frame is the allocating method, known from the site: the
          * two callers below it tell contexts apart. */
         int c1 = frame(st, top, 1), c2 = frame(st, top, 2);
-        int m = ((site * 0x9E3779B1 + c1) * 0x9E3779B1 + c2) * 0x85EBCA6B >>> (32 - MEMO_BITS);
-        int e = memo[m] - 1;
+        int[] mm = memo;
+        int h = ((site * 0x9E3779B1 + c1) * 0x9E3779B1 + c2) * 0x85EBCA6B;
+        int m = h >>> (32 - MEMO_BITS) & (mm.length - 1);
+        int e = mm[m] - 1;
         if (e >= 0 && keys[e * w] == site) {
             int b = e * w, j = 0;
             while (j < w - 1 && keys[b + 1 + j] == frame(st, top, j)) j++;
@@ -716,6 +725,11 @@ public final class HprofSites {
     private void rehash(int size) {
         int[] idx = new int[size];
         own(idx);
+        if (memo.length < 1 << MEMO_BITS) {
+            int[] mm = new int[Math.min(size, 1 << MEMO_BITS)];
+            own(mm);
+            memo = mm;
+        }
         int w = W, mask = size - 1;
         for (int e = 0; e < n; e++) {
             int h = WINDOW ? hash(keys[e * w], ctxs[e]) : stackHash(keys, e * w, w);
