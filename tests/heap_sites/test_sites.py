@@ -471,6 +471,19 @@ def make_case(env):
             states = sum(1 for line in dump if line.startswith("OBJ ") and "class=java.lang.HprofSites@" in line)
             self.assertLess(states, 1500)
 
+        def test_virtual_threads_in_turn(self):
+            # One at a time: each virtual thread after the first takes over
+            # the state of one that ended (HprofSites.adopt), with the window
+            # and with the shadow stack; counts still add up.
+            if env.java_version() < 21:
+                self.skipTest("no virtual threads before JDK 21")
+            threads, n = 40, 1000
+            for depth in ("", ",depth=8"):
+                _, t = self.run_prog("vthreads_in_turn", ",cutoff=0" + depth, "vthreads", n, threads, 1)
+                r = self.one_row(t, ITEM, [self.at("allocate", "basic"), self.caller("vmid", "vmidalloc")])
+                self.assertEqual((r["alloc_objs"], r["alloc_bytes"]), (threads * n, threads * n * ITEM_SIZE),
+                                 depth)
+
         def test_thread_y(self):
             threads, n = 4, 3000
             for binary in (False, True):

@@ -14,6 +14,10 @@ public class Thread implements Runnable {
 
     public static native Thread currentThread();
 
+    public final boolean isVirtual() {
+        return false;
+    }
+
     public static void onSpinWait() {}
 
     public final native boolean isAlive();
