@@ -1,7 +1,8 @@
 """Checks the compatibility harness's own logic, without running a JVM: the ascii grammar
 checker (bench/compat/lib/grammar.py) on well-formed and broken profiles, the stdout normaliser
 and the classification of cells (bench/compat/lib/cells.py), how the table merges a cell's
-repetitions (bench/compat/lib/table.py), and that every line of bench/compat/programs.conf and
+repetitions (bench/compat/lib/table.py), the overhead table's floor ratio and verdict
+(overhead.py), and that every line of bench/compat/programs.conf and
 modes.conf is usable.
 
 Usage: test_compat.py <bench>
@@ -19,6 +20,7 @@ sys.path.insert(0, os.path.join(BENCH, "lib"))
 import cells  # noqa: E402
 import grammar  # noqa: E402
 import matrix  # noqa: E402
+import overhead  # noqa: E402
 import table  # noqa: E402
 
 DATE = "Thu Nov 26 00:14:51 2026"
@@ -189,6 +191,21 @@ class Table(unittest.TestCase):
         for r in runs:
             del r["cpu_s"]
         self.assertEqual(table.cell_text(self.load(runs)["heap-all"]), "ok 1.50")
+
+
+class Overhead(unittest.TestCase):
+    def test_floor_ratio_and_verdict(self):
+        def cell(mode, cpus, **extra):
+            return dict(jdk="17", program="p", mode=mode, outcome="ok", cpus=cpus, cpu_s=sorted(cpus)[1],
+                        base_cpu=1.0, base_cpus=[0.9, 1.0, 1.1], **extra)
+        cells = [cell("none", [0.9, 1.0, 1.1]), cell("heap-all", [3.9, 4.0, 4.1]),
+                 cell("sites-all", [2.0, 2.0, 2.0], sites_objs=50_000_000)]
+        lines, over = overhead.rows(cells, "17", "heap-all", "sites-all", 80.0, 3)
+        self.assertEqual(over, 1)
+        self.assertIn("| 4.00 [", lines[0])
+        self.assertIn("| 50.00 | 5.00 | over; the floor alone is 5.00x |", lines[0])
+        self.assertEqual(overhead.verdict(4.0, None, 2.0, 3), "**over 3x**")
+        self.assertEqual(overhead.verdict(2.9, (2.5, 3.2), None, 3), "≤ 3x (interval reaches over)")
 
 
 class Conf(unittest.TestCase):

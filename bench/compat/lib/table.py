@@ -46,7 +46,7 @@ def load(raws):
             if c["mode"] == "none" and key in cells and cells[key]["outcome"] == "ok" and c["outcome"] != "not-run":
                 continue
             base = merged.get(key[:2] + ("none",), {})
-            c["base_wall"], c["base_cpu"] = base.get("wall_s"), base.get("cpu_s")
+            c["base_wall"], c["base_cpu"], c["base_cpus"] = base.get("wall_s"), base.get("cpu_s"), base.get("cpus")
             cells[key] = reclassify_timeout(c)
     return metas, list(cells.values())
 
