@@ -88,7 +88,8 @@ struct hp_sites_tallies {
 bool hp_sites_exact_tally_init(JNIEnv *jni, jclass tracker);
 /* An ending thread's counts into its keys (ThreadEnd). */
 void hp_sites_exact_fold(jvmtiEnv *jvmti, JNIEnv *jni, const struct hp_thread *t);
-/* Folds the states of threads that ended without a ThreadEnd fold. */
+/* Folds the states of threads that ended without a ThreadEnd fold, unless
+ * a dump or a fold is under way. */
 void hp_sites_exact_fold_ended(jvmtiEnv *jvmti, JNIEnv *jni);
 /* Folds wait while a dump counts (hold around tally_allocated). */
 void hp_sites_exact_folds_lock(void);

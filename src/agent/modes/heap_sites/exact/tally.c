@@ -96,9 +96,13 @@ void hp_sites_exact_fold(jvmtiEnv *jvmti, JNIEnv *jni, const struct hp_thread *t
     pthread_mutex_unlock(&fold_lock);
 }
 
+/* From an allocating thread (HprofSites.sweep): skipped while a dump or a
+ * ThreadEnd fold holds the lock, never waited for, as the thread may hold
+ * what a dump's Java calls need (a class being initialised); the next
+ * thread to register tries again. */
 void hp_sites_exact_fold_ended(jvmtiEnv *jvmti, JNIEnv *jni)
 {
-    pthread_mutex_lock(&fold_lock);
+    if (pthread_mutex_trylock(&fold_lock) != 0) return;
     jobjectArray gone = (*jni)->CallStaticObjectMethod(jni, tracker, m_ended);
     if ((*jni)->ExceptionCheck(jni)) {
         (*jni)->ExceptionClear(jni);

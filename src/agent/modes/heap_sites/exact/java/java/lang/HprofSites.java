@@ -95,8 +95,8 @@ public final class HprofSites {
     private static native int config(int what);
     /* Waits a little for the lock (instrument.h hp_instr_backoff). */
     private static native void backoff(int round);
-    /* Has the agent fold and forget the states of ended threads (ended());
-     * -1 only links the native. */
+    /* Has the agent fold and forget the states of ended threads (ended()),
+     * unless a dump is under way; -1 only links the native. */
     private static native void sweep(int link);
 
     /* ---- one thread's state ---- */
