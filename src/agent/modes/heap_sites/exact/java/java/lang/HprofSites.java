@@ -1120,7 +1120,7 @@ public final class HprofSites {
 
     /* From the agent's sweep, which folds what they counted: the states of
      * threads that ended with theirs still registered, taken out of the
-     * registry, then nulls. Virtual threads do (100,000 ended ones kept 1.2 M
+     * registry, then nulls. Virtual threads do (100,000 ended ones kept 1.1 M
      * objects, each tagged, to the end of the run); a platform thread's
      * ThreadEnd folds its state while it is alive, under the same fold lock.
      * The next sweep is due when twice as many states are registered. */
