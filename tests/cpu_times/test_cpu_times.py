@@ -115,6 +115,18 @@ def make_case(env):
             self.assertTrue(all(r[0] == M for r in work), work)
             self.assertEqual(len({r[3] for r in work}), 8)
 
+        def test_virtual_threads(self):
+            # Virtual threads end without ThreadEnd: one at a time and in
+            # waves, each new one takes over the state of one that ended
+            # (HprofTracker.reusable); every call is still counted.
+            if env.java_version() < 21:
+                self.skipTest("no virtual threads before JDK 21")
+            for wave in (1, 50):
+                self.run_ok("cpu=times,cutoff=0,file=out.txt", ["CpuTimesVirtual", "200", str(wave), "100"])
+                rows = cpu_rows(ht.read_ascii(os.path.join(self.dir, "out.txt")))
+                self.assertEqual(count_top(rows, "CpuTimesVirtual.vwork"), 200 * 100, wave)
+                self.assertEqual(count_top(rows, "CpuTimesVirtual.task"), 200, wave)
+
         def test_cpu_ratio(self):
             self.run_ok("cpu=times,file=out.txt", ["CpuTimesRatio", "10000000"])
             rows = cpu_rows(ht.read_ascii(os.path.join(self.dir, "out.txt")))
