@@ -96,6 +96,28 @@ void hp_sites_exact_fold(jvmtiEnv *jvmti, JNIEnv *jni, const struct hp_thread *t
     pthread_mutex_unlock(&fold_lock);
 }
 
+/* Reads every state of the array the tracker's static method `m` returns
+ * (states(): the running threads'; ended(): those it took out, then
+ * nulls). */
+static void read_states(jvmtiEnv *jvmti, JNIEnv *jni, jmethodID m,
+                        void (*add)(uint32_t key, uint64_t objs, uint64_t bytes, void *ctx),
+                        void *ctx)
+{
+    jobjectArray states = (*jni)->CallStaticObjectMethod(jni, tracker, m);
+    if ((*jni)->ExceptionCheck(jni)) {
+        (*jni)->ExceptionClear(jni);
+        return;
+    }
+    jint len = states ? (*jni)->GetArrayLength(jni, states) : 0;
+    for (jint i = 0; i < len; i++) {
+        jobject st = (*jni)->GetObjectArrayElement(jni, states, i);
+        if (st == NULL) break;
+        read_state(jvmti, jni, st, 0, add, ctx);
+        (*jni)->DeleteLocalRef(jni, st);
+    }
+    if (states) (*jni)->DeleteLocalRef(jni, states);
+}
+
 /* From an allocating thread (HprofSites.sweep): skipped while a dump or a
  * ThreadEnd fold holds the lock, never waited for, as the thread may hold
  * what a dump's Java calls need (a class being initialised); the next
@@ -103,19 +125,7 @@ void hp_sites_exact_fold(jvmtiEnv *jvmti, JNIEnv *jni, const struct hp_thread *t
 void hp_sites_exact_fold_ended(jvmtiEnv *jvmti, JNIEnv *jni)
 {
     if (pthread_mutex_trylock(&fold_lock) != 0) return;
-    jobjectArray gone = (*jni)->CallStaticObjectMethod(jni, tracker, m_ended);
-    if ((*jni)->ExceptionCheck(jni)) {
-        (*jni)->ExceptionClear(jni);
-        gone = NULL;
-    }
-    jint len = gone ? (*jni)->GetArrayLength(jni, gone) : 0;
-    for (jint i = 0; i < len; i++) {
-        jobject st = (*jni)->GetObjectArrayElement(jni, gone, i);
-        if (st == NULL) break; /* the states come first */
-        read_state(jvmti, jni, st, 0, add_to_key, NULL);
-        (*jni)->DeleteLocalRef(jni, st);
-    }
-    if (gone) (*jni)->DeleteLocalRef(jni, gone);
+    read_states(jvmti, jni, m_ended, add_to_key, NULL);
     pthread_mutex_unlock(&fold_lock);
 }
 
@@ -131,19 +141,7 @@ static void add_to_tally(uint32_t kid, uint64_t objs, uint64_t bytes, void *ctx)
  * threads and the JVM added. */
 void hp_sites_exact_tally_allocated(jvmtiEnv *jvmti, JNIEnv *jni, struct hp_sites_tallies *ts)
 {
-    jobjectArray states = (*jni)->CallStaticObjectMethod(jni, tracker, m_states);
-    if ((*jni)->ExceptionCheck(jni)) {
-        (*jni)->ExceptionClear(jni);
-        states = NULL;
-    }
-    jint len = states ? (*jni)->GetArrayLength(jni, states) : 0;
-    for (jint i = 0; i < len; i++) {
-        jobject st = (*jni)->GetObjectArrayElement(jni, states, i);
-        if (st == NULL) continue;
-        read_state(jvmti, jni, st, 0, add_to_tally, ts);
-        (*jni)->DeleteLocalRef(jni, st);
-    }
-    if (states) (*jni)->DeleteLocalRef(jni, states);
+    read_states(jvmti, jni, m_states, add_to_tally, ts);
     for (uint32_t k = 1; k <= ts->n; k++) {
         struct hp_key *key = hp_key_get(k);
         ts->t[k].objs += atomic_load_explicit(&key->objs, memory_order_relaxed);
