@@ -358,6 +358,24 @@ public class SitesProg {
         for (Thread th : ts) th.join();
     }
 
+    // Objects the JVM makes inside natives: through JNI (a directory's
+    // listing, n times) and itself (names and methods of classes loaded
+    // here).
+    static void jvmMade(int n) throws Exception {
+        java.io.File dir = java.nio.file.Files.createTempDirectory("sites").toFile();
+        for (String f : new String[] {"a", "bb", "ccc"}) new java.io.File(dir, f).createNewFile();
+        int names = 0;
+        for (int i = 0; i < n; i++) names += dir.list().length;
+        for (String c : new String[] {"java.util.zip.Adler32", "java.util.concurrent.Exchanger",
+                                      "java.util.concurrent.Phaser"}) {
+            Class<?> k = Class.forName(c);
+            names += k.getName().length() + k.getDeclaredMethods().length;
+        }
+        for (java.io.File f : dir.listFiles()) f.delete();
+        dir.delete();
+        if (names == 0) throw new AssertionError();
+    }
+
     public static void main(String[] args) throws Exception {
         int n = Integer.parseInt(args[1]);
         switch (args[0]) {
@@ -381,6 +399,7 @@ public class SitesProg {
                 break;
             case "survivors": survivors(Integer.parseInt(args[2]), n); break;
             case "outlive": outlive(n, Integer.parseInt(args[2])); break;
+            case "jvmmade": jvmMade(n); break;
             default: throw new IllegalArgumentException(args[0]);
         }
         sink = null;

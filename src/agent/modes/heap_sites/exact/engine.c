@@ -23,6 +23,8 @@ static jmethodID m_give_stack;
 static atomic_bool stacks;
 /* GC events wake the dropping of dead objects' references (survivors.c). */
 static bool gc_events;
+/* VMObjectAlloc only in windows around the natives (native_windows.c). */
+static bool windows;
 
 bool hp_sites_exact_selected(void)
 {
@@ -93,6 +95,7 @@ static bool on_load(struct hp_setup *s)
     s->wanted->can_tag_objects = 1;
     s->wanted->can_get_bytecodes = 1;
     s->events->VMObjectAlloc = hp_sites_exact_on_vm_object_alloc;
+    windows = hp_sites_exact_windows_wanted(s);
     if (hp.attached && !attached_tracker_fits(hp_jni())) return false;
     hp_key_table_init(hp.opt.depth > 1 ? 1 + hp.opt.depth : 1);
     hp_site_table_init();
@@ -237,7 +240,11 @@ static void vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
      * stacks too (giveStack makes one stack per thread). */
     atomic_store(&stacks, hp_sites_exact_on_stack() && !hp.attached);
     if (atomic_load(&stacks)) give_stacks(jvmti, jni);
-    hp_sites_exact_vm_alloc_record(jvmti, true);
+    if (windows) {
+        hp_sites_exact_windows_start(jvmti, jni);
+        if (!hp_sites_exact_jni_wrap(jvmti, jni)) windows = false;
+    }
+    hp_sites_exact_vm_alloc_record(jvmti, true, !windows);
     /* Without it, every object is tagged as it is counted. */
     if (gc_events) hp_sites_exact_survivors_start(jvmti, jni);
 }
@@ -246,7 +253,7 @@ static void vm_death(jvmtiEnv *jvmti)
 {
     hp_sites_exact_tags_allowed(false);
     hp_sites_exact_survivors_stop();
-    hp_sites_exact_vm_alloc_record(jvmti, false);
+    hp_sites_exact_vm_alloc_record(jvmti, false, true);
 }
 
 static void thread_end(jvmtiEnv *jvmti, JNIEnv *jni, struct hp_thread *t)
@@ -282,7 +289,7 @@ static void stop(jvmtiEnv *jvmti, JNIEnv *jni)
     /* vm_death ended the tagger; no weak reference outlives the recording
      * (its tags go with the JVM TI environment). */
     hp_sites_exact_survivors_drain(jvmti, jni);
-    hp_sites_exact_vm_alloc_record(jvmti, false);
+    hp_sites_exact_vm_alloc_record(jvmti, false, true);
     hp_site_table_forget();
     /* heap=all's keys in tags (start-up only) mean nothing to a later
      * recording, whose tags carry sites. */

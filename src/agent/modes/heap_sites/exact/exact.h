@@ -1,6 +1,7 @@
 /* The exact engine of heap=sites (its interface to mode.c is engine.h):
  * what its files share. engine.c sets it up, natives.c serves the tracker
- * java.lang.HprofSites, vm_alloc.c counts what the JVM allocates itself,
+ * java.lang.HprofSites, vm_alloc.c counts what the JVM allocates itself
+ * (from JDK 22 in native_windows.c's windows and through jni_alloc.c),
  * tally.c reads the tracker's counts and collect.c turns them into sites
  * and live counts at a dump. See ../README.md. */
 #ifndef HPROF_HEAP_SITES_EXACT_H
@@ -61,9 +62,26 @@ void hp_sites_exact_survivors_stop(void);
 void JNICALL hp_sites_exact_on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
                                                jobject object, jclass klass, jlong size);
 bool hp_sites_exact_find_natives(JNIEnv *jni);
-void hp_sites_exact_vm_alloc_record(jvmtiEnv *jvmti, bool on);
+void hp_sites_exact_vm_alloc_record(jvmtiEnv *jvmti, bool on, bool event);
 /* vm_alloc.c: while on, the calling thread's own allocations are not counted. */
 void hp_sites_exact_vm_alloc_ignore(bool on);
+/* vm_alloc.c: whether allocations are counted now; counts `object`, made
+ * by the JVM for a native, at the native's stack (jni_alloc.c). */
+bool hp_sites_exact_vm_recording(void);
+void hp_sites_exact_vm_count(jvmtiEnv *jvmti, JNIEnv *jni, jobject object);
+
+/* native_windows.c (JDK 22+, not attached): VMObjectAlloc on for the
+ * calling thread only inside the natives in which the JVM allocates (false:
+ * the event stays on for the whole recording); the natives bound before VM
+ * start, wrapped at VM init; a window around other such calls; whether one
+ * is open on the calling thread (or a global one anywhere). */
+bool hp_sites_exact_windows_wanted(struct hp_setup *s);
+void hp_sites_exact_windows_start(jvmtiEnv *jvmti, JNIEnv *jni);
+void hp_sites_exact_window_open(JNIEnv *jni);
+void hp_sites_exact_window_close(JNIEnv *jni);
+bool hp_sites_exact_in_window(void);
+/* jni_alloc.c: wraps JNI's allocating functions (windows only). */
+bool hp_sites_exact_jni_wrap(jvmtiEnv *jvmti, JNIEnv *jni);
 
 /* unlearned.c, at a dump: the sites of tracker numbers `numbers` whose
  * class no object taught learn it from the allocating method's loader (a

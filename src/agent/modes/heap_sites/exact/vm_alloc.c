@@ -162,33 +162,27 @@ static bool marked_by_hook(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jclass 
            (status & JVMTI_CLASS_STATUS_INITIALIZED);
 }
 
-static void record_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
-                                   jclass klass, jlong size)
+/* The thread whose allocation is to be counted, or false if none is:
+ * before or after the recording, on the agent's threads, while ignoring. */
+static bool counting(jvmtiEnv *jvmti, const struct hp_thread **t)
 {
-    if (!atomic_load_explicit(&recording, memory_order_relaxed) || ignoring) return;
-    const struct hp_thread *t = hp_thread_get(jvmti, NULL);
-    if (t != NULL && t->agent) return;
-    if (marked_by_hook(jvmti, jni, thread, klass)) return;
-    /* A hooked clone() or Unsafe.allocateInstance is told by two frames, so
-     * it is dropped before the walk of the whole trace: JDK 25's reflection
-     * makes every object through a hooked allocateInstance, and the deeper
-     * walk (scopes of inlined frames decoded) was 40 % of such a program's
-     * CPU. One walk of up to four frames serves Array.newArray's check. */
-    jvmtiFrameInfo f[HP_SITES_EXACT_CAPACITY];
-    jint n = 0;
-    if ((*jvmti)->GetStackTrace(jvmti, NULL, 0, 2, f, &n) != JVMTI_ERROR_NONE) n = 0;
-    if (n == 2 && (f[0].method == m_clone || f[0].method == m_alloc_instance) &&
-        counted_by_hook(jvmti, f, n))
-        return;
+    if (!atomic_load_explicit(&recording, memory_order_relaxed) || ignoring) return false;
+    *t = hp_thread_get(jvmti, NULL);
+    return *t == NULL || !(*t)->agent;
+}
+
+static jint trace_depth(void)
+{
     jint depth = atomic_load_explicit(&hp.trace_depth, memory_order_relaxed);
-    if (depth > HP_SITES_EXACT_CAPACITY) depth = HP_SITES_EXACT_CAPACITY;
-    if (n == 2 &&
-        (*jvmti)->GetStackTrace(jvmti, NULL, 0, depth > 4 ? depth : 4, f, &n) != JVMTI_ERROR_NONE)
-        n = 0;
-    if (n >= 2 && f[0].method == m_new_array && counted_by_hook(jvmti, f, n)) return;
+    return depth > HP_SITES_EXACT_CAPACITY ? HP_SITES_EXACT_CAPACITY : depth;
+}
+
+/* Counts `object` at the site of its class and the frames f[0..n-1]. */
+static void count_at(jvmtiEnv *jvmti, JNIEnv *jni, const struct hp_thread *t, jobject object,
+                     jclass klass, jlong size, const jvmtiFrameInfo *f, jint n)
+{
     uint32_t serial = t ? t->serial : HP_THREAD_SERIAL_UNKNOWN;
-    uint32_t trace =
-        hp_trace_from_frames(jvmti, jni, f, n < depth ? n : depth, hp.opt.thread ? serial : 0);
+    uint32_t trace = hp_trace_from_frames(jvmti, jni, f, n, hp.opt.thread ? serial : 0);
     uint32_t site = hp_site_intern(hp_class_serial(jvmti, klass), trace);
     uint32_t kid = site ? hp_key_vm(site) : 0;
     struct hp_key *key = hp_key_get(kid);
@@ -203,6 +197,52 @@ static void record_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
     if (hp_sites_exact_survivors_record(jni, object, kid) ||
         (*jvmti)->SetTag(jvmti, object, (jlong)hp_objid_new(kid)) == JVMTI_ERROR_NONE)
         atomic_fetch_add_explicit(&key->tagged, 1, memory_order_relaxed);
+}
+
+static void record_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object,
+                                   jclass klass, jlong size)
+{
+    const struct hp_thread *t = NULL;
+    if (!counting(jvmti, &t) || marked_by_hook(jvmti, jni, thread, klass)) return;
+    /* A hooked clone() or Unsafe.allocateInstance is told by two frames, so
+     * it is dropped before the walk of the whole trace: JDK 25's reflection
+     * makes every object through a hooked allocateInstance, and the deeper
+     * walk (scopes of inlined frames decoded) was 40 % of such a program's
+     * CPU. One walk of up to four frames serves Array.newArray's check. */
+    jvmtiFrameInfo f[HP_SITES_EXACT_CAPACITY];
+    jint n = 0;
+    if ((*jvmti)->GetStackTrace(jvmti, NULL, 0, 2, f, &n) != JVMTI_ERROR_NONE) n = 0;
+    if (n == 2 && (f[0].method == m_clone || f[0].method == m_alloc_instance) &&
+        counted_by_hook(jvmti, f, n))
+        return;
+    jint depth = trace_depth();
+    if (n == 2 &&
+        (*jvmti)->GetStackTrace(jvmti, NULL, 0, depth > 4 ? depth : 4, f, &n) != JVMTI_ERROR_NONE)
+        n = 0;
+    if (n >= 2 && f[0].method == m_new_array && counted_by_hook(jvmti, f, n)) return;
+    count_at(jvmti, jni, t, object, klass, size, f, n < depth ? n : depth);
+}
+
+void hp_sites_exact_vm_count(jvmtiEnv *jvmti, JNIEnv *jni, jobject object)
+{
+    const struct hp_thread *t = NULL;
+    if (object == NULL || !counting(jvmti, &t)) return;
+    jlong size = 0;
+    jclass klass = (*jni)->GetObjectClass(jni, object);
+    if (klass == NULL || (*jvmti)->GetObjectSize(jvmti, object, &size) != JVMTI_ERROR_NONE) {
+        if (klass) (*jni)->DeleteLocalRef(jni, klass);
+        return;
+    }
+    jvmtiFrameInfo f[HP_SITES_EXACT_CAPACITY];
+    jint n = 0;
+    if ((*jvmti)->GetStackTrace(jvmti, NULL, 0, trace_depth(), f, &n) != JVMTI_ERROR_NONE) n = 0;
+    count_at(jvmti, jni, t, object, klass, size, f, n);
+    (*jni)->DeleteLocalRef(jni, klass);
+}
+
+bool hp_sites_exact_vm_recording(void)
+{
+    return atomic_load_explicit(&recording, memory_order_relaxed) && !ignoring;
 }
 
 void JNICALL hp_sites_exact_on_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
@@ -259,9 +299,10 @@ bool hp_sites_exact_find_natives(JNIEnv *jni)
            m_copy_of_range;
 }
 
-void hp_sites_exact_vm_alloc_record(jvmtiEnv *jvmti, bool on)
+void hp_sites_exact_vm_alloc_record(jvmtiEnv *jvmti, bool on, bool event)
 {
     atomic_store(&recording, on);
+    if (on && !event) return;
     hp_jvmti_ok(jvmti,
                 (*jvmti)->SetEventNotificationMode(jvmti, on ? JVMTI_ENABLE : JVMTI_DISABLE,
                                                    JVMTI_EVENT_VM_OBJECT_ALLOC, NULL),
