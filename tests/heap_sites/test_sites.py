@@ -461,6 +461,19 @@ def make_case(env):
             self.assertGreaterEqual(sum(listed.values()), n * 7)  # array, 3 strings, their bytes
             self.assertTrue(any(k[1] == ("java.lang.Class", "initClassName") for k in exact), exact)
 
+        def test_beside_a_debugger(self):
+            # JDWP calls JNI functions newer than this build's jni.h
+            # (IsVirtualThread) at each thread start: the JNI table the
+            # agent installs (JDK 22+) keeps every entry of the JVM's.
+            out = os.path.join(env.work, "sites-jdwp.txt")
+            res = h.run_java(env, f"heap=sites,cutoff=0,file={out}",
+                             ["SitesProg", "threads", "1000", "4"], extra_jvm=["-agentlib:jdwp=transport=dt_socket,server=y,suspend=n,"
+                                        "address=127.0.0.1:0"])
+            self.assertEqual(res.returncode, 0, res.stderr[-2000:])
+            _, tables = sites.ascii_tables(out)
+            r = self.one_row(tables[0], ITEM, [self.at("allocate", "basic")])
+            self.assertEqual(r["alloc_objs"], 4000)
+
         def test_threads_add_up(self):
             threads, n = 8, 5000
             _, t = self.run_prog("threads", ",cutoff=0", "threads", n, threads)

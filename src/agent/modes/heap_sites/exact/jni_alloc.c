@@ -3,16 +3,40 @@
  * counted as the event would count it, at the stack of the native, unless
  * a window is open (then the event counts it). A string's value array is
  * counted with the string: the JVM allocates both. Reflected methods and
- * fields make several objects: their functions open a window instead. */
+ * fields make several objects: their functions open a window instead.
+ * The table handed to the JVM keeps every entry of the JVM's own, which
+ * may outnumber this build's jni.h (a debugger calls IsVirtualThread at
+ * each thread start); a JNI version newer than those known is not
+ * wrapped. */
 #include "agent/core/agent.h"
 #include "agent/core/error.h"
 #include "agent/modes/heap_sites/exact/exact.h"
 
 #include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
 
 static struct JNINativeInterface_ original;
-static struct JNINativeInterface_ wrapped;
+/* The table handed to the JVM: as many entries as the JVM's own, which
+ * may be more than this build's jni.h declares. */
+static void *wrapped[256];
 static jfieldID f_string_value;
+
+/* Entries in the JVM's table: each JNI version that added functions added
+ * them at the end (9: GetModule, 19: IsVirtualThread, 24:
+ * GetStringUTFLengthAsLong); 0 for a version past those, whose table this
+ * build cannot copy whole. */
+static size_t table_length(jint version)
+{
+    if (version > 0x00180000) return 0;
+    if (version >= 0x00180000) return 236;
+    if (version >= 0x00130000) return 235;
+    if (version >= 0x00090000) return 234;
+    return 233;
+}
+
+#define WRAP(entry, fn)                                                                            \
+    (wrapped[offsetof(struct JNINativeInterface_, entry) / sizeof(void *)] = (void *)(fn))
 
 static jobject counted(JNIEnv *e, jobject o)
 {
@@ -104,33 +128,37 @@ static jobject JNICALL to_reflected_field(JNIEnv *e, jclass c, jfieldID f, jbool
 
 bool hp_sites_exact_jni_wrap(jvmtiEnv *jvmti, JNIEnv *jni)
 {
+    size_t n = table_length((*jni)->GetVersion(jni));
+    if (n == 0 || n * sizeof(void *) < sizeof original || n > sizeof wrapped / sizeof *wrapped) {
+        hp_note("heap=sites: JNI version %#x is newer than this agent; objects natives make "
+                "through JNI are not counted",
+                (unsigned)(*jni)->GetVersion(jni));
+        return true;
+    }
     jclass string = (*jni)->FindClass(jni, "java/lang/String");
     f_string_value = string ? (*jni)->GetFieldID(jni, string, "value", "[B") : NULL;
     if (string) (*jni)->DeleteLocalRef(jni, string);
     (*jni)->ExceptionClear(jni);
-    jniNativeInterface *table = NULL;
-    if (!hp_jvmti_ok(jvmti, (*jvmti)->GetJNIFunctionTable(jvmti, &table), "GetJNIFunctionTable"))
-        return false;
-    original = *table;
-    (*jvmti)->Deallocate(jvmti, (unsigned char *)table);
-    wrapped = original;
-    wrapped.AllocObject = alloc_object;
-    wrapped.NewObject = new_object;
-    wrapped.NewObjectV = new_object_v;
-    wrapped.NewObjectA = new_object_a;
-    wrapped.NewString = new_string;
-    wrapped.NewStringUTF = new_string_utf;
-    wrapped.NewObjectArray = new_object_array;
-    wrapped.NewBooleanArray = NewBooleanArray_w;
-    wrapped.NewByteArray = NewByteArray_w;
-    wrapped.NewCharArray = NewCharArray_w;
-    wrapped.NewShortArray = NewShortArray_w;
-    wrapped.NewIntArray = NewIntArray_w;
-    wrapped.NewLongArray = NewLongArray_w;
-    wrapped.NewFloatArray = NewFloatArray_w;
-    wrapped.NewDoubleArray = NewDoubleArray_w;
-    wrapped.ToReflectedMethod = to_reflected_method;
-    wrapped.ToReflectedField = to_reflected_field;
-    return hp_jvmti_ok(jvmti, (*jvmti)->SetJNIFunctionTable(jvmti, &wrapped),
+    memcpy(&original, *jni, sizeof original);
+    memcpy(wrapped, *jni, n * sizeof(void *));
+    WRAP(AllocObject, alloc_object);
+    WRAP(NewObject, new_object);
+    WRAP(NewObjectV, new_object_v);
+    WRAP(NewObjectA, new_object_a);
+    WRAP(NewString, new_string);
+    WRAP(NewStringUTF, new_string_utf);
+    WRAP(NewObjectArray, new_object_array);
+    WRAP(NewBooleanArray, NewBooleanArray_w);
+    WRAP(NewByteArray, NewByteArray_w);
+    WRAP(NewCharArray, NewCharArray_w);
+    WRAP(NewShortArray, NewShortArray_w);
+    WRAP(NewIntArray, NewIntArray_w);
+    WRAP(NewLongArray, NewLongArray_w);
+    WRAP(NewFloatArray, NewFloatArray_w);
+    WRAP(NewDoubleArray, NewDoubleArray_w);
+    WRAP(ToReflectedMethod, to_reflected_method);
+    WRAP(ToReflectedField, to_reflected_field);
+    return hp_jvmti_ok(jvmti,
+                       (*jvmti)->SetJNIFunctionTable(jvmti, (const jniNativeInterface *)wrapped),
                        "SetJNIFunctionTable");
 }
