@@ -82,8 +82,7 @@ bool hp_sites_exact_in_window(void)
 
 /* Wrappers by the native's parameters after the receiver or class: none
  * (O), a boolean (OZ), one reference (OL), a reference and an int (OLI),
- * two references (OLL), returning an object; two references, with an int
- * or not, returning nothing (VLLI, VLL). */
+ * two references (OLL). */
 #define NATIVE(i) atomic_load_explicit(&wrapped[i].original, memory_order_acquire)
 #define RETURNING(i, params, args)                                                                 \
     static jobject JNICALL wrap_##i params                                                         \
@@ -93,24 +92,18 @@ bool hp_sites_exact_in_window(void)
         hp_sites_exact_window_close(e);                                                            \
         return r;                                                                                  \
     }
-#define VOID(i, params, args)                                                                      \
-    static void JNICALL wrap_##i params                                                            \
-    {                                                                                              \
-        hp_sites_exact_window_open(e);                                                             \
-        ((void(JNICALL *) params)NATIVE(i)) args;                                                  \
-        hp_sites_exact_window_close(e);                                                            \
-    }
 #define SHAPE_O(i) RETURNING(i, (JNIEnv * e, jobject a), (e, a))
 #define SHAPE_OZ(i) RETURNING(i, (JNIEnv * e, jobject a, jboolean b), (e, a, b))
 #define SHAPE_OL(i) RETURNING(i, (JNIEnv * e, jobject a, jobject b), (e, a, b))
 #define SHAPE_OLI(i) RETURNING(i, (JNIEnv * e, jobject a, jobject b, jint c), (e, a, b, c))
 #define SHAPE_OLL(i) RETURNING(i, (JNIEnv * e, jobject a, jobject b, jobject c), (e, a, b, c))
-#define SHAPE_VLL(i) VOID(i, (JNIEnv * e, jobject a, jobject b, jobject c), (e, a, b, c))
-#define SHAPE_VLLI(i)                                                                              \
-    VOID(i, (JNIEnv * e, jobject a, jobject b, jobject c, jint d), (e, a, b, c, d))
 
-/* The natives (JDK 22-25) whose JVM side allocates objects without JNI:
- * id, class, name, descriptor, shape. */
+/* The natives (JDK 22-25) whose JVM side allocates objects without JNI,
+ * each called about once per class or per run (a window's two JVM TI calls
+ * take time in proportion to the JVM's threads): id, class, name,
+ * descriptor, shape. Not listed: StackTraceElement's, which a program may
+ * call at every exception and which allocate only the first time a name
+ * is interned. */
 #define CP "Ljava/lang/Object;I)"
 // clang-format off
 #define WRAPPED(X) \
@@ -164,10 +157,6 @@ bool hp_sites_exact_in_window(void)
     X(vm_properties, "jdk/internal/util/SystemProps$Raw", "vmProperties", "()[Ljava/lang/String;", O) \
     X(directives, "java/lang/ClassLoader", "retrieveDirectives", \
       "()Ljava/lang/AssertionStatusDirectives;", O) \
-    X(elements, "java/lang/StackTraceElement", "initStackTraceElements", \
-      "([Ljava/lang/StackTraceElement;Ljava/lang/Object;I)V", VLLI) \
-    X(element, "java/lang/StackTraceElement", "initStackTraceElement", \
-      "(Ljava/lang/StackTraceElement;Ljava/lang/StackFrameInfo;)V", VLL) \
     X(member_info, "java/lang/invoke/MethodHandleNatives", "getMemberVMInfo", \
       "(Ljava/lang/invoke/MemberName;)Ljava/lang/Object;", OL) \
     X(multi_array, "java/lang/reflect/Array", "multiNewArray", \
