@@ -240,10 +240,8 @@ static void vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
      * stacks too (giveStack makes one stack per thread). */
     atomic_store(&stacks, hp_sites_exact_on_stack() && !hp.attached);
     if (atomic_load(&stacks)) give_stacks(jvmti, jni);
-    if (windows) {
-        hp_sites_exact_windows_start(jvmti, jni);
-        if (!hp_sites_exact_jni_wrap(jvmti, jni)) windows = false;
-    }
+    if (windows) hp_sites_exact_windows_start(jvmti, jni);
+    if (!hp.attached && !hp_sites_exact_jni_wrap(jvmti, jni, windows)) windows = false;
     hp_sites_exact_vm_alloc_record(jvmti, true, !windows);
     /* Without it, every object is tagged as it is counted. */
     if (gc_events) hp_sites_exact_survivors_start(jvmti, jni);

@@ -80,8 +80,10 @@ void hp_sites_exact_windows_start(jvmtiEnv *jvmti, JNIEnv *jni);
 void hp_sites_exact_window_open(JNIEnv *jni);
 void hp_sites_exact_window_close(JNIEnv *jni);
 bool hp_sites_exact_in_window(void);
-/* jni_alloc.c: wraps JNI's allocating functions (windows only). */
-bool hp_sites_exact_jni_wrap(jvmtiEnv *jvmti, JNIEnv *jni);
+/* jni_alloc.c: wraps JNI's allocating functions, those making objects
+ * too or only those making strings and arrays (which JDK 21's and earlier
+ * VMObjectAlloc does not report); false if the JVM refused the table. */
+bool hp_sites_exact_jni_wrap(jvmtiEnv *jvmti, JNIEnv *jni, bool objects);
 
 /* unlearned.c, at a dump: the sites of tracker numbers `numbers` whose
  * class no object taught learn it from the allocating method's loader (a

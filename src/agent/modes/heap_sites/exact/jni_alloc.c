@@ -1,9 +1,11 @@
-/* JNI's allocating functions, wrapped where VMObjectAlloc is on only in
- * windows (native_windows.c): an object a native makes through JNI is
- * counted as the event would count it, at the stack of the native, unless
- * a window is open (then the event counts it). A string's value array is
- * counted with the string: the JVM allocates both. Reflected methods and
- * fields make several objects: their functions open a window instead.
+/* JNI's allocating functions, wrapped: an object a native makes through
+ * JNI is counted as VMObjectAlloc would count it, at the stack of the
+ * native, unless a window is open (native_windows.c: then the event counts
+ * it). A string's value array is counted with the string: the JVM
+ * allocates both. Reflected methods and fields make several objects: their
+ * functions open a window instead. Where the event stays on (JDK 21 and
+ * before), it reports the objects of AllocObject, NewObject and
+ * ToReflected* itself, not the strings and arrays: only those are wrapped.
  * The table handed to the JVM keeps every entry of the JVM's own, which
  * may outnumber this build's jni.h (a debugger calls IsVirtualThread at
  * each thread start); a JNI version newer than those known is not
@@ -126,7 +128,7 @@ static jobject JNICALL to_reflected_field(JNIEnv *e, jclass c, jfieldID f, jbool
     return r;
 }
 
-bool hp_sites_exact_jni_wrap(jvmtiEnv *jvmti, JNIEnv *jni)
+bool hp_sites_exact_jni_wrap(jvmtiEnv *jvmti, JNIEnv *jni, bool objects)
 {
     size_t n = table_length((*jni)->GetVersion(jni));
     if (n == 0 || n * sizeof(void *) < sizeof original || n > sizeof wrapped / sizeof *wrapped) {
@@ -141,10 +143,14 @@ bool hp_sites_exact_jni_wrap(jvmtiEnv *jvmti, JNIEnv *jni)
     (*jni)->ExceptionClear(jni);
     memcpy(&original, *jni, sizeof original);
     memcpy(wrapped, *jni, n * sizeof(void *));
-    WRAP(AllocObject, alloc_object);
-    WRAP(NewObject, new_object);
-    WRAP(NewObjectV, new_object_v);
-    WRAP(NewObjectA, new_object_a);
+    if (objects) {
+        WRAP(AllocObject, alloc_object);
+        WRAP(NewObject, new_object);
+        WRAP(NewObjectV, new_object_v);
+        WRAP(NewObjectA, new_object_a);
+        WRAP(ToReflectedMethod, to_reflected_method);
+        WRAP(ToReflectedField, to_reflected_field);
+    }
     WRAP(NewString, new_string);
     WRAP(NewStringUTF, new_string_utf);
     WRAP(NewObjectArray, new_object_array);
@@ -156,8 +162,6 @@ bool hp_sites_exact_jni_wrap(jvmtiEnv *jvmti, JNIEnv *jni)
     WRAP(NewLongArray, NewLongArray_w);
     WRAP(NewFloatArray, NewFloatArray_w);
     WRAP(NewDoubleArray, NewDoubleArray_w);
-    WRAP(ToReflectedMethod, to_reflected_method);
-    WRAP(ToReflectedField, to_reflected_field);
     return hp_jvmti_ok(jvmti,
                        (*jvmti)->SetJNIFunctionTable(jvmti, (const jniNativeInterface *)wrapped),
                        "SetJNIFunctionTable");
