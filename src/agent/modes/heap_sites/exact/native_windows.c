@@ -84,6 +84,8 @@ bool hp_sites_exact_in_window(void)
  * (O), a boolean (OZ), one reference (OL), a reference and an int (OLI),
  * two references (OLL). */
 #define NATIVE(i) atomic_load_explicit(&wrapped[i].original, memory_order_acquire)
+/* `params` and `args` are parenthesised lists: they cannot be wrapped. */
+/* NOLINTBEGIN(bugprone-macro-parentheses) */
 #define RETURNING(i, params, args)                                                                 \
     static jobject JNICALL wrap_##i params                                                         \
     {                                                                                              \
@@ -92,6 +94,7 @@ bool hp_sites_exact_in_window(void)
         hp_sites_exact_window_close(e);                                                            \
         return r;                                                                                  \
     }
+/* NOLINTEND(bugprone-macro-parentheses) */
 #define SHAPE_O(i) RETURNING(i, (JNIEnv * e, jobject a), (e, a))
 #define SHAPE_OZ(i) RETURNING(i, (JNIEnv * e, jobject a, jboolean b), (e, a, b))
 #define SHAPE_OL(i) RETURNING(i, (JNIEnv * e, jobject a, jobject b), (e, a, b))
@@ -180,7 +183,7 @@ WRAPPED(DEFINE)
 static void list_wrapped(void)
 {
 #define ENTRY(id, c, n, d, shape)                                                                  \
-    wrapped[W_##id].cls = c, wrapped[W_##id].name = n, wrapped[W_##id].desc = d,                   \
+    wrapped[W_##id].cls = (c), wrapped[W_##id].name = (n), wrapped[W_##id].desc = (d),             \
     wrapped[W_##id].wrapper = (void *)wrap_W_##id;
     WRAPPED(ENTRY)
 #undef ENTRY

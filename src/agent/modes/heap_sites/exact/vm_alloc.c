@@ -233,10 +233,12 @@ void hp_sites_exact_vm_count(jvmtiEnv *jvmti, JNIEnv *jni, jobject object)
         if (klass) (*jni)->DeleteLocalRef(jni, klass);
         return;
     }
+    /* No Java frame: an agent's or the JVM's own code (a VM init callback,
+     * an agent thread), not a program's native. */
     jvmtiFrameInfo f[HP_SITES_EXACT_CAPACITY];
     jint n = 0;
-    if ((*jvmti)->GetStackTrace(jvmti, NULL, 0, trace_depth(), f, &n) != JVMTI_ERROR_NONE) n = 0;
-    count_at(jvmti, jni, t, object, klass, size, f, n);
+    if ((*jvmti)->GetStackTrace(jvmti, NULL, 0, trace_depth(), f, &n) == JVMTI_ERROR_NONE && n > 0)
+        count_at(jvmti, jni, t, object, klass, size, f, n);
     (*jni)->DeleteLocalRef(jni, klass);
 }
 
