@@ -198,7 +198,7 @@ static struct {
 static atomic_uint n_early;
 
 /* The listed native `method` is, or -1. */
-static int listed(jvmtiEnv *jvmti, jmethodID method)
+static int listed(jvmtiEnv *jvmti, JNIEnv *jni, jmethodID method)
 {
     char *name = NULL, *desc = NULL, *sig = NULL;
     jclass k = NULL;
@@ -215,13 +215,14 @@ static int listed(jvmtiEnv *jvmti, jmethodID method)
     (*jvmti)->Deallocate(jvmti, (unsigned char *)name);
     (*jvmti)->Deallocate(jvmti, (unsigned char *)desc);
     (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+    if (k && jni) (*jni)->DeleteLocalRef(jni, k);
     return found;
 }
 
 static void JNICALL on_bind(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodID method,
                             void *address, void **new_address_ptr)
 {
-    (void)jni, (void)thread;
+    (void)thread;
     jvmtiPhase phase = JVMTI_PHASE_DEAD;
     (*jvmti)->GetPhase(jvmti, &phase);
     if (phase == JVMTI_PHASE_PRIMORDIAL) {
@@ -229,7 +230,7 @@ static void JNICALL on_bind(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmetho
         if (i < EARLY_BINDS) early[i].method = method, early[i].address = address;
         return;
     }
-    int i = listed(jvmti, method);
+    int i = listed(jvmti, jni, method);
     if (i < 0 || address == wrapped[i].wrapper) return;
     atomic_store_explicit(&wrapped[i].original, address, memory_order_release);
     *new_address_ptr = wrapped[i].wrapper;
@@ -238,7 +239,7 @@ static void JNICALL on_bind(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmetho
 /* Binds a native that was bound in the primordial phase to its wrapper. */
 static void rebind(jvmtiEnv *jvmti, JNIEnv *jni, jmethodID method, void *address)
 {
-    int i = listed(jvmti, method);
+    int i = listed(jvmti, jni, method);
     jclass k = NULL;
     if (i < 0 || (*jvmti)->GetMethodDeclaringClass(jvmti, method, &k) != JVMTI_ERROR_NONE) return;
     atomic_store_explicit(&wrapped[i].original, address, memory_order_release);
