@@ -65,10 +65,11 @@ bool hp_sites_exact_find_natives(JNIEnv *jni);
 void hp_sites_exact_vm_alloc_record(jvmtiEnv *jvmti, bool on, bool event);
 /* vm_alloc.c: while on, the calling thread's own allocations are not counted. */
 void hp_sites_exact_vm_alloc_ignore(bool on);
-/* vm_alloc.c: whether allocations are counted now; counts `object`, made
- * by the JVM for a native, at the native's stack (jni_alloc.c). */
+/* vm_alloc.c: whether allocations are counted now; counts `objects`
+ * (NULL ones skipped), made by the JVM for a native, at the native's stack
+ * (jni_alloc.c). */
 bool hp_sites_exact_vm_recording(void);
-void hp_sites_exact_vm_count(jvmtiEnv *jvmti, JNIEnv *jni, jobject object);
+void hp_sites_exact_vm_count(jvmtiEnv *jvmti, JNIEnv *jni, const jobject *objects, int n_objects);
 
 /* native_windows.c (JDK 22+, not attached): VMObjectAlloc on for the
  * calling thread only inside the natives in which the JVM allocates (false:

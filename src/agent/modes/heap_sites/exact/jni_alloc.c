@@ -42,19 +42,16 @@ static size_t table_length(jint version)
 
 static jobject counted(JNIEnv *e, jobject o)
 {
-    if (o != NULL && !hp_sites_exact_in_window()) hp_sites_exact_vm_count(hp.jvmti, e, o);
+    if (o != NULL && !hp_sites_exact_in_window()) hp_sites_exact_vm_count(hp.jvmti, e, &o, 1);
     return o;
 }
 
 static jstring counted_string(JNIEnv *e, jstring s)
 {
     if (s == NULL || hp_sites_exact_in_window()) return s;
-    hp_sites_exact_vm_count(hp.jvmti, e, s);
-    jobject value = f_string_value ? (*e)->GetObjectField(e, s, f_string_value) : NULL;
-    if (value) {
-        hp_sites_exact_vm_count(hp.jvmti, e, value);
-        (*e)->DeleteLocalRef(e, value);
-    }
+    jobject made[2] = {s, f_string_value ? (*e)->GetObjectField(e, s, f_string_value) : NULL};
+    hp_sites_exact_vm_count(hp.jvmti, e, made, 2);
+    if (made[1]) (*e)->DeleteLocalRef(e, made[1]);
     return s;
 }
 
@@ -131,7 +128,7 @@ static jobject JNICALL to_reflected_field(JNIEnv *e, jclass c, jfieldID f, jbool
 bool hp_sites_exact_jni_wrap(jvmtiEnv *jvmti, JNIEnv *jni, bool objects)
 {
     size_t n = table_length((*jni)->GetVersion(jni));
-    if (n == 0 || n * sizeof(void *) < sizeof original || n > sizeof wrapped / sizeof *wrapped) {
+    if (n == 0 || n > sizeof wrapped / sizeof *wrapped) {
         hp_note("heap=sites: JNI version %#x is newer than this agent; objects natives make "
                 "through JNI are not counted",
                 (unsigned)(*jni)->GetVersion(jni));
@@ -141,7 +138,9 @@ bool hp_sites_exact_jni_wrap(jvmtiEnv *jvmti, JNIEnv *jni, bool objects)
     f_string_value = string ? (*jni)->GetFieldID(jni, string, "value", "[B") : NULL;
     if (string) (*jni)->DeleteLocalRef(jni, string);
     (*jni)->ExceptionClear(jni);
-    memcpy(&original, *jni, sizeof original);
+    /* The entries used here are in every JNI version's table. */
+    memcpy(&original, *jni,
+           n * sizeof(void *) < sizeof original ? n * sizeof(void *) : sizeof original);
     memcpy(wrapped, *jni, n * sizeof(void *));
     if (objects) {
         WRAP(AllocObject, alloc_object);

@@ -223,23 +223,23 @@ static void record_vm_object_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
     count_at(jvmti, jni, t, object, klass, size, f, n < depth ? n : depth);
 }
 
-void hp_sites_exact_vm_count(jvmtiEnv *jvmti, JNIEnv *jni, jobject object)
+void hp_sites_exact_vm_count(jvmtiEnv *jvmti, JNIEnv *jni, const jobject *objects, int n_objects)
 {
     const struct hp_thread *t = NULL;
-    if (object == NULL || !counting(jvmti, &t)) return;
-    jlong size = 0;
-    jclass klass = (*jni)->GetObjectClass(jni, object);
-    if (klass == NULL || (*jvmti)->GetObjectSize(jvmti, object, &size) != JVMTI_ERROR_NONE) {
-        if (klass) (*jni)->DeleteLocalRef(jni, klass);
-        return;
-    }
+    if (!counting(jvmti, &t)) return;
     /* No Java frame: an agent's or the JVM's own code (a VM init callback,
      * an agent thread), not a program's native. */
     jvmtiFrameInfo f[HP_SITES_EXACT_CAPACITY];
     jint n = 0;
-    if ((*jvmti)->GetStackTrace(jvmti, NULL, 0, trace_depth(), f, &n) == JVMTI_ERROR_NONE && n > 0)
-        count_at(jvmti, jni, t, object, klass, size, f, n);
-    (*jni)->DeleteLocalRef(jni, klass);
+    if ((*jvmti)->GetStackTrace(jvmti, NULL, 0, trace_depth(), f, &n) != JVMTI_ERROR_NONE || n == 0)
+        return;
+    for (int i = 0; i < n_objects; i++) {
+        jlong size = 0;
+        jclass klass = objects[i] ? (*jni)->GetObjectClass(jni, objects[i]) : NULL;
+        if (klass && (*jvmti)->GetObjectSize(jvmti, objects[i], &size) == JVMTI_ERROR_NONE)
+            count_at(jvmti, jni, t, objects[i], klass, size, f, n);
+        if (klass) (*jni)->DeleteLocalRef(jni, klass);
+    }
 }
 
 bool hp_sites_exact_vm_recording(void)
