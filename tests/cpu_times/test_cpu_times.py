@@ -115,6 +115,17 @@ def make_case(env):
             self.assertTrue(all(r[0] == M for r in work), work)
             self.assertEqual(len({r[3] for r in work}), 8)
 
+        def test_threads_taking_turns(self):
+            # Each thread finds its state through the field cpu=times gives
+            # java.lang.Thread at start-up (no shared `last` rewritten at
+            # every switch); calls of threads alternating are each counted.
+            r = self.run_ok("cpu=times,cutoff=0,thread=y,file=out.txt", ["CpuTimesTurns", "20000"])
+            self.assertIn("field=true", r.stdout)
+            rows = cpu_rows(ht.read_ascii(os.path.join(self.dir, "out.txt")))
+            turns = [r for r in rows if r[2][0] == "CpuTimesTurns.turn"]
+            self.assertEqual(sorted(r[0] for r in turns), [20000, 20000], turns)
+            self.assertEqual(len({r[3] for r in turns}), 2, turns)
+
         def test_virtual_threads(self):
             # Virtual threads end without ThreadEnd: one at a time and in
             # waves, each new one takes over the state of one that ended

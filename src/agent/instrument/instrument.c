@@ -22,6 +22,11 @@ static struct hp_instr_client clients[MAX_CLIENTS];
 static int n_clients;
 static struct bci_hooks hooks; /* the union of the clients' injections */
 static jclass tracker;         /* defined once; a later recording reuses it */
+/* The start-up recording gave Thread the tracker's field: HprofTracker's
+ * build that reads it is defined. */
+static bool tracker_field;
+static const struct bci_field tracker_thread_fields[] = {{"hprofTracker", "L" HP_TRACKER_CLASS ";"},
+                                                         {NULL, NULL}};
 /* The clients' own classes (global refs), by name: defined once in the JVM
  * (a class cannot be undefined), later recordings find them here. */
 static struct {
@@ -287,7 +292,9 @@ static jclass define(JNIEnv *jni, const char *name, const unsigned char *bytes, 
 static void JNICALL on_vm_start(jvmtiEnv *jvmti, JNIEnv *jni)
 {
     (void)jvmti;
-    tracker = define(jni, HP_TRACKER_CLASS, hp_tracker_class, hp_tracker_class_len);
+    tracker = tracker_field ? define(jni, HP_TRACKER_CLASS, hp_tracker_class, hp_tracker_class_len)
+                            : define(jni, HP_TRACKER_CLASS, hp_tracker_table_class,
+                                     hp_tracker_table_class_len);
     for (int i = 0; i < n_clients; i++) {
         const struct hp_instr_client *c = &clients[i];
         if (c->class_name)
@@ -362,8 +369,9 @@ static bool first_live_client(struct hp_setup *s, JNIEnv *jni)
         return false;
     }
     if (tracker == NULL && jni != NULL) {
-        jclass k = (*jni)->DefineClass(jni, HP_TRACKER_CLASS, NULL, (const jbyte *)hp_tracker_class,
-                                       (jsize)hp_tracker_class_len);
+        jclass k =
+            (*jni)->DefineClass(jni, HP_TRACKER_CLASS, NULL, (const jbyte *)hp_tracker_table_class,
+                                (jsize)hp_tracker_table_class_len);
         if (k != NULL) tracker = (*jni)->NewGlobalRef(jni, k);
         if ((*jni)->ExceptionCheck(jni)) (*jni)->ExceptionClear(jni);
     }
@@ -526,13 +534,20 @@ bool hp_instr_add(struct hp_setup *s, const struct hp_instr_client *c)
         hp_error("two modes claim the same bytecode injection");
         return false;
     }
-    if (c->field_class) {
+    const char *field_class = c->field_class;
+    const struct bci_field *fields = c->fields;
+    if (c->tracker_thread_field && !hp.attached) {
+        field_class = "java/lang/Thread";
+        fields = tracker_thread_fields;
+    }
+    if (field_class) {
         if (h->field_class) {
             hp_error("two modes add a field");
             return false;
         }
-        h->field_class = c->field_class;
-        h->fields = c->fields;
+        h->field_class = field_class;
+        h->fields = fields;
+        tracker_field = fields == tracker_thread_fields;
     }
     if (c->entry_name || c->exit_name) {
         h->method_class = c->class_name;

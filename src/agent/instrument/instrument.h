@@ -78,6 +78,10 @@ struct hp_instr_client {
     /* Fields appended to one class (bci field_class), NULL: none. */
     const char *field_class;
     const struct bci_field *fields;
+    /* HprofTracker finds each thread's state in a field appended to
+     * java.lang.Thread (one load a call), not in its table; ignored
+     * attached (a loaded class cannot get fields). With no field_class. */
+    bool tracker_thread_field;
     /* Entry/exit only in methods that invoke or allocate (bci
      * entry_exit_skip_leaves): enough for a shadow stack of callers. */
     bool entry_exit_skip_leaves;

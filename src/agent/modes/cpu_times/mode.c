@@ -21,6 +21,7 @@ static bool on_load(struct hp_setup *s)
         .leaf_name = "leaf",
         .leaf_desc = "(II)V",
         .frames = true,
+        .tracker_thread_field = true,
     };
     return hp_instr_add(s, &c);
 }

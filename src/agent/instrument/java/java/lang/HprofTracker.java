@@ -8,8 +8,10 @@
  * intrinsics (Thread.onSpinWait) and its own natives. Anything else would
  * recurse into the tracker.
  *
- * cpu=times: each thread owns one instance (found through a lock-free table
- * keyed by the Thread object) holding a shadow stack and a table of traces,
+ * cpu=times: each thread owns one instance (found through a field the
+ * rewriter adds to java.lang.Thread, hprofTracker, when cpu=times starts
+ * with the JVM; otherwise through a lock-free table keyed by the Thread
+ * object) holding a shadow stack and a table of traces,
  * a trace being the methods of the top `depth` frames. Only the owning
  * thread writes it; the agent reads it at a dump through JNI, and, as the
  * counters only grow, reports the difference since the previous dump.
@@ -30,15 +32,27 @@ package java.lang;
 
 import jdk.internal.misc.Unsafe;
 import jdk.internal.vm.annotation.DontInline;
+import jdk.internal.vm.annotation.Stable;
 
 public final class HprofTracker {
     private static final long CHECKPOINT_NS = 10_000_000;
+    /* Which build this is (variant/): a compile-time constant, so javac
+     * leaves the other build's code out. With the field, a call finds its
+     * thread's state with one load and writes nothing shared; through the
+     * table, `last` caches the state found last, which threads taking turns
+     * rewrite (virtual threads on two carriers: 7.4x CPU under cpu=times,
+     * JDK 25, against 2.0x with the field). */
+    private static final boolean FIELD = HprofTrackerVariant.THREAD_FIELD;
 
     /* Set by the agent at VM init (or attach). Until then natives such as
      * Thread.currentThread may still need linking, which runs Java code
      * (ClassLoader.findNative) that is itself rewritten: nothing is recorded.
      * Cleared again when an attached recording stops (disengage). */
     private static volatile boolean engaged;
+    /* True once engage() ran, never reset (the field build's hooks call
+     * Thread.currentThread only then). @Stable: once true, the JIT takes it
+     * as a constant. */
+    @Stable private static boolean started;
     /* Monotonic ns, advanced by the agent's ticker thread. */
     private static volatile long clock;
 
@@ -58,7 +72,7 @@ public final class HprofTracker {
     private static Unsafe U;
     private static Object STATICS;
     private static long LOCKED;
-    private static HprofTracker last; /* the state current() found last */
+    private static HprofTracker last; /* the state current() found last (table build) */
     private static final HprofTracker GONE = new HprofTracker(null, -1);
 
     /* Found by the VM in the agent library (Java_java_lang_HprofTracker_*). */
@@ -122,22 +136,21 @@ public final class HprofTracker {
      * few loads, compares and stores with nothing to spill, and everything
      * else out of line (@DontInline): with all of it compiled into enter()
      * and exit(), C2 spilled registers in the common path too. The common
-     * path: the thread is the one current() found last, enter() finds the
+     * path: the thread's state is in its field (or is the one current()
+     * found last, table build), enter() finds the
      * callee's trace in `hot`, exit() pops a frame into which no tick fell
      * (the checkpoint test waits for a pop that charges time). */
 
     @DontInline
     public static void enter(int cnum, int mnum) {
-        HprofTracker s = last;
-        if (s == null || s.thread != Thread.currentThread() || !s.fastPush(mnum))
-            enterSlow(mnum);
+        HprofTracker s = mine();
+        if (s == null || !s.fastPush(mnum)) enterSlow(mnum);
     }
 
     @DontInline
     public static void exit(int cnum, int mnum) {
-        HprofTracker s = last;
-        if (s == null || s.thread != Thread.currentThread() || !s.fastPop(mnum))
-            exitSlow(mnum);
+        HprofTracker s = mine();
+        if (s == null || !s.fastPop(mnum)) exitSlow(mnum);
     }
 
     /* Short leaves (no call, loop or handler: bci.h) make this one call
@@ -145,9 +158,22 @@ public final class HprofTracker {
      * few instructions' time left to the caller. */
     @DontInline
     public static void leaf(int cnum, int mnum) {
+        HprofTracker s = mine();
+        if (s == null || !s.fastLeaf(mnum)) leafSlow(mnum);
+    }
+
+    /* The calling thread's state if the common path finds it, else null.
+     * Thread.currentThread is not called before engagement: until then the
+     * native may still need linking, which runs rewritten code. */
+    private static HprofTracker mine() {
+        if (FIELD) {
+            if (!started) return null;
+            Thread t = Thread.currentThread();
+            HprofTracker s = t != null ? t.hprofTracker : null;
+            return s != null && s.thread == t ? s : null;
+        }
         HprofTracker s = last;
-        if (s == null || s.thread != Thread.currentThread() || !s.fastLeaf(mnum))
-            leafSlow(mnum);
+        return s != null && s.thread == Thread.currentThread() ? s : null;
     }
 
     private boolean fastLeaf(int m) {
@@ -222,11 +248,15 @@ public final class HprofTracker {
 
     private static HprofTracker current() {
         Thread t = Thread.currentThread();
+        if (t == null) return null; /* before the VM made the main Thread */
+        if (FIELD) {
+            HprofTracker s = t.hprofTracker;
+            return s != null && s.thread == t ? s : register(t);
+        }
         /* Most programs run one busy thread at a time: try its state first,
          * and keep the shared field unwritten while it stays the same. */
         HprofTracker s = last;
         if (s != null && s.thread == t) return s;
-        if (t == null) return null; /* before the VM made the main Thread */
         HprofTracker[] tab = table;
         int mask = tab.length - 1;
         for (int i = System.identityHashCode(t) & mask;; i = (i + 1) & mask) {
@@ -530,8 +560,9 @@ public final class HprofTracker {
         int mask = tab.length - 1;
         int i = System.identityHashCode(t) & mask;
         for (HprofTracker s; (s = tab[i]) != null; i = (i + 1) & mask)
-            if (s.thread == t) return s;
-        HprofTracker s = VTHREADS && t.isVirtual() ? reusable() : null;
+            if (s.thread == t) return FIELD ? t.hprofTracker = s : s;
+        boolean virtual = VTHREADS && t.isVirtual();
+        HprofTracker s = virtual ? reusable() : null;
         boolean reused = s != null;
         try {
             if (!reused) s = new HprofTracker(t, nextId);
@@ -563,6 +594,8 @@ public final class HprofTracker {
         tab[i] = s;
         used++;
         table = tab;
+        if (FIELD) t.hprofTracker = s;
+        if (virtual) recent[recentAt++ & (recent.length - 1)] = s;
         return s;
     }
 
@@ -575,16 +608,30 @@ public final class HprofTracker {
      * too, so dumps keep reading it as one state. VTHREADS: JDK 21+. */
     private static boolean VTHREADS;
     private static int reuseAt; /* where reusable() looks next in `all` */
+    /* The states last given to virtual threads, the newest at recentAt - 1
+     * (mod 16), looked at first: the one that ended last is still in the
+     * CPU's caches. Taken round-robin from `all` alone, states came back
+     * cold and a call cost about 170 ns, mostly the miss in `hot`. */
+    private static final HprofTracker[] recent = new HprofTracker[16];
+    private static int recentAt;
 
     /* A state whose virtual thread ended, from a few looked at. */
     private static HprofTracker reusable() {
+        for (int k = 1; k <= recent.length; k++) {
+            HprofTracker s = recent[(recentAt - k) & (recent.length - 1)];
+            if (s != null && ended(s)) return s;
+        }
         for (int k = 0; k < 8 && nAll > 0; k++) {
             if (reuseAt >= nAll) reuseAt = 0;
             HprofTracker s = all[reuseAt++];
-            Thread o = s.thread;
-            if (o != null && o.isVirtual() && !o.isAlive()) return s;
+            if (ended(s)) return s;
         }
         return null;
+    }
+
+    private static boolean ended(HprofTracker s) {
+        Thread o = s.thread;
+        return o != null && o.isVirtual() && !o.isAlive();
     }
 
     /* Its ended thread's slot becomes GONE (still counted in `used`). */
@@ -651,6 +698,7 @@ public final class HprofTracker {
         cpuTime(); /* links it now: linking runs rewritten Java code */
         backoff(-1);
         engaged = true;
+        started = true;
     }
 
     /* At the stop of an attached recording, after its last dump: nothing is
@@ -662,9 +710,14 @@ public final class HprofTracker {
         if (U == null) return; /* never engaged */
         lock();
         try {
-            for (int i = 0; i < nAll; i++) all[i].thread = null;
+            for (int i = 0; i < nAll; i++) {
+                Thread t = all[i].thread;
+                if (FIELD && t != null) t.hprofTracker = null;
+                all[i].thread = null;
+            }
             table = new HprofTracker[64];
             all = new HprofTracker[16];
+            for (int k = 0; k < recent.length; k++) recent[k] = null;
             nAll = 0;
             used = 0;
             nextId = 0;
@@ -696,6 +749,7 @@ public final class HprofTracker {
             if (s.thread != t) continue;
             s.checkpoint(clock);
             s.thread = null;
+            if (FIELD) t.hprofTracker = null;
             tab[i] = GONE;
             HprofTracker moved = all[--nAll];
             all[s.allIndex] = moved;
