@@ -1,7 +1,7 @@
 """The agent never crashes, hangs or changes the program it profiles: the
 cheapest cases of the kinds that once did. A modular application under every
 mode, option values at their limits, outputs that block or fill up, what is
-reachable after a GC, files left by killed runs."""
+reachable after a GC, -Xcheck:jni, files left by killed runs."""
 import os
 import resource
 import re
@@ -257,6 +257,25 @@ def make_case(env):
                     kept = [line for line in p.stdout.splitlines() if line.endswith(" KEPT")]
                     self.assertEqual(kept, [])
                     self.assertIn("recovered from OutOfMemoryError 5 times", p.stdout)
+
+        # ------------------------------------------------ JNI use
+
+        def test_checked_jni_every_mode(self):
+            # -Xcheck:jni finds nothing to say of the agent's JNI use: JVM TI's
+            # class lists made HotSpot warn "JNI local refs: 646, exceeds
+            # capacity: 32" at each dump, and the JVM's own heap dumper a call
+            # left unchecked for its exception.
+            for options in MODES:
+                with self.subTest(options):
+                    out = os.path.join(self.dir, "jni-" + options.replace(",", "_"))
+                    p = self.java(f"{options},file={out}", ["ClassChurn", "20"],
+                                  extra_jvm=("-Xcheck:jni",))
+                    self.assert_no_crash(p)
+                    self.assertEqual(p.returncode, 0, p.stderr)
+                    # HotSpot prints them on standard output
+                    warnings = [line for line in (p.stdout + p.stderr).splitlines()
+                                if "WARNING" in line or "FATAL ERROR" in line]
+                    self.assertEqual(warnings, [], p.stdout + p.stderr)
 
         # ------------------------------------------------ heap walk
 

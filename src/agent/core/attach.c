@@ -10,6 +10,7 @@
  * on the JVM's Attach Listener. */
 #include "agent/core/agent.h"
 #include "agent/core/agent_thread.h"
+#include "agent/core/class_lists.h"
 #include "agent/core/error.h"
 #include "agent/core/mode.h"
 #include "agent/instrument/instrument.h"
@@ -57,7 +58,7 @@ static int count_loaded_classes(JNIEnv *jni)
 {
     jint classes = 0;
     jclass *loaded = NULL;
-    if ((*hp.jvmti)->GetLoadedClasses(hp.jvmti, &classes, &loaded) != JVMTI_ERROR_NONE) return 0;
+    if (hp_loaded_classes(hp.jvmti, jni, &classes, &loaded) != JVMTI_ERROR_NONE) return 0;
     for (jint i = 0; i < classes; i++)
         (*jni)->DeleteLocalRef(jni, loaded[i]);
     (*hp.jvmti)->Deallocate(hp.jvmti, (unsigned char *)loaded);

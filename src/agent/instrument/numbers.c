@@ -1,5 +1,6 @@
 #include "agent/instrument/numbers.h"
 
+#include "agent/core/class_lists.h"
 #include "agent/tables/table.h"
 
 #include <pthread.h>
@@ -265,7 +266,7 @@ void hp_num_resolve(jvmtiEnv *jvmti, JNIEnv *jni)
     }
     jint n = 0;
     jclass *classes = NULL;
-    if (!pending || (*jvmti)->GetLoadedClasses(jvmti, &n, &classes) != JVMTI_ERROR_NONE) return;
+    if (!pending || hp_loaded_classes(jvmti, jni, &n, &classes) != JVMTI_ERROR_NONE) return;
     for (jint i = 0; i < n; i++) {
         resolve_class(jvmti, jni, classes[i]);
         (*jni)->DeleteLocalRef(jni, classes[i]);

@@ -1,6 +1,7 @@
 #include "agent/instrument/retransform.h"
 
 #include "agent/core/agent.h"
+#include "agent/core/class_lists.h"
 #include "agent/core/error.h"
 
 #include <stdlib.h>
@@ -74,7 +75,7 @@ static int retransform_all(jvmtiEnv *jvmti, JNIEnv *jni, const jclass *skip, int
 {
     jint n = 0;
     jclass *classes = NULL;
-    if (!hp_jvmti_ok(jvmti, (*jvmti)->GetLoadedClasses(jvmti, &n, &classes), "GetLoadedClasses"))
+    if (!hp_jvmti_ok(jvmti, hp_loaded_classes(jvmti, jni, &n, &classes), "GetLoadedClasses"))
         return 0;
     *loaded = (int)n;
     /* The wanted classes first, in place; the others' references go now. */

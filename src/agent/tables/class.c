@@ -1,5 +1,6 @@
 #include "agent/tables/class.h"
 
+#include "agent/core/class_lists.h"
 #include "agent/core/error.h"
 #include "agent/core/jvmti_string.h"
 #include "agent/io/writer.h"
@@ -147,8 +148,7 @@ void hp_class_resync(jvmtiEnv *jvmti, JNIEnv *jni)
 {
     jint n = 0;
     jclass *loaded = NULL;
-    if (!hp_jvmti_ok(jvmti, (*jvmti)->GetLoadedClasses(jvmti, &n, &loaded), "GetLoadedClasses"))
-        return;
+    if (!hp_jvmti_ok(jvmti, hp_loaded_classes(jvmti, jni, &n, &loaded), "GetLoadedClasses")) return;
     hp_out_lock();
     uint32_t gen = ++generation;
     hp_out_unlock();

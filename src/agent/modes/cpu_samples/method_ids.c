@@ -1,5 +1,6 @@
 #include "agent/modes/cpu_samples/method_ids.h"
 
+#include "agent/core/class_lists.h"
 #include "agent/core/error.h"
 
 void hp_method_ids_of_class(jvmtiEnv *jvmti, jclass klass)
@@ -16,7 +17,7 @@ void hp_method_ids_of_loaded(jvmtiEnv *jvmti, JNIEnv *jni)
 {
     jint n = 0;
     jclass *classes = NULL;
-    if (!hp_jvmti_ok(jvmti, (*jvmti)->GetLoadedClasses(jvmti, &n, &classes), "GetLoadedClasses"))
+    if (!hp_jvmti_ok(jvmti, hp_loaded_classes(jvmti, jni, &n, &classes), "GetLoadedClasses"))
         return;
     for (jint i = 0; i < n; i++) {
         hp_method_ids_of_class(jvmti, classes[i]);

@@ -1,5 +1,6 @@
 #include "agent/modes/heap_dump/classes.h"
 
+#include "agent/core/class_lists.h"
 #include "agent/core/error.h"
 #include "agent/tables/class.h"
 
@@ -230,7 +231,7 @@ bool hd_classes_load(struct hd_classes *cs, jvmtiEnv *jvmti, JNIEnv *jni)
     load_primitive_mirrors(cs, jvmti, jni);
     jint n = 0;
     jclass *loaded = NULL;
-    if (!hp_jvmti_ok(jvmti, (*jvmti)->GetLoadedClasses(jvmti, &n, &loaded), "GetLoadedClasses"))
+    if (!hp_jvmti_ok(jvmti, hp_loaded_classes(jvmti, jni, &n, &loaded), "GetLoadedClasses"))
         return false;
     cs->v = calloc((size_t)n + 1, sizeof *cs->v);
     for (jint i = 0; i < n; i++) {

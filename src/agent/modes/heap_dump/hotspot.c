@@ -62,6 +62,7 @@ static bool find_bean(JNIEnv *jni, char *why, size_t n)
                                 "(Ljava/lang/Class;)Ljava/lang/management/PlatformManagedObject;")
                           : NULL;
     jobject bean = get ? (*jni)->CallStaticObjectMethod(jni, factory, get, iface) : NULL;
+    if ((*jni)->ExceptionCheck(jni)) bean = NULL; /* taken below */
     jclass impl = bean ? (*jni)->GetObjectClass(jni, bean) : NULL;
     jmethodID dump =
         impl ? (*jni)->GetMethodID(jni, impl, "dumpHeap0", "(Ljava/lang/String;Z)V") : NULL;

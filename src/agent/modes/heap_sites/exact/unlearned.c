@@ -9,6 +9,7 @@
  * site of the class, a live instance, or one made by JNI AllocObject (after
  * the dump's heap walks, which would count it). Called only by a dump,
  * under the exact engine's folds lock. */
+#include "agent/core/class_lists.h"
 #include "agent/core/error.h"
 #include "agent/instrument/instrument.h"
 #include "agent/modes/heap_sites/exact/bsite.h"
@@ -136,7 +137,7 @@ static void learn_from_loader(jvmtiEnv *jvmti, JNIEnv *jni, const int32_t *numbe
 {
     jint count = 0;
     jclass *classes = NULL;
-    if (!hp_jvmti_ok(jvmti, (*jvmti)->GetClassLoaderClasses(jvmti, loaders[from], &count, &classes),
+    if (!hp_jvmti_ok(jvmti, hp_loader_classes(jvmti, jni, loaders[from], &count, &classes),
                      "GetClassLoaderClasses"))
         return;
     for (jint c = 0; c < count; c++) {
