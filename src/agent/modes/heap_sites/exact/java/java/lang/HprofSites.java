@@ -801,16 +801,33 @@ public final class HprofSites {
      * JDK 21+, this build (the attached one keeps a state per thread). */
     @Stable private static boolean VTHREADS;
     private static int reuseAt; /* where reusable() looks next in `all` */
+    /* The states last given to virtual threads, the newest at recentAt - 1
+     * (mod 16), looked at first: the one that ended last is still in the
+     * CPU's caches (as in HprofTracker). Emptied when a sweep drops states. */
+    private static final HprofSites[] recent = new HprofSites[16];
+    private static int recentAt;
 
     /* A state whose virtual thread ended, from a few looked at. */
     private static HprofSites reusable() {
+        for (int k = 1; k <= recent.length; k++) {
+            HprofSites s = recent[(recentAt - k) & (recent.length - 1)];
+            if (s != null && ended(s)) return s;
+        }
         for (int k = 0; k < 8 && nAll > 0; k++) {
             if (reuseAt >= nAll) reuseAt = 0;
             HprofSites s = all[reuseAt++];
-            Thread o = s.thread;
-            if (o != null && o.isVirtual() && !o.isAlive()) return s;
+            if (ended(s)) return s;
         }
         return null;
+    }
+
+    private static boolean ended(HprofSites s) {
+        Thread o = s.thread;
+        return o != null && o.isVirtual() && !o.isAlive();
+    }
+
+    private static void forgetRecent() {
+        for (int k = 0; k < recent.length; k++) recent[k] = null;
     }
 
     private static HprofSites adopt(HprofSites s, Thread t) {
@@ -851,9 +868,10 @@ public final class HprofSites {
             if (!engaged) return null; /* disengaged while it waited */
             HprofSites known = THREAD_FIELDS ? t.hprofSites : seek(t);
             if (known != null) return known;
-            if (VTHREADS && t.isVirtual()) {
+            boolean virtual = VTHREADS && t.isVirtual();
+            if (virtual) {
                 HprofSites d = reusable();
-                if (d != null) return adopt(d, t);
+                if (d != null) return recent[recentAt++ & (recent.length - 1)] = adopt(d, t);
             }
             HprofSites s = new HprofSites(t);
             try {
@@ -872,6 +890,7 @@ public final class HprofSites {
             s.allIndex = nAll;
             all[nAll++] = s;
             if (THREAD_FIELDS) t.hprofSites = s;
+            if (virtual) recent[recentAt++ & (recent.length - 1)] = s;
             return s;
         } finally {
             unlock();
@@ -1147,6 +1166,7 @@ public final class HprofSites {
                 gone[n++] = s;
             }
             sweepAt = 2 * nAll > SWEEP_MIN ? 2 * nAll : SWEEP_MIN;
+            if (n > 0) forgetRecent();
             if (!THREAD_FIELDS && n > 0) {
                 try {
                     table = registered(table.length);
@@ -1186,6 +1206,7 @@ public final class HprofSites {
             all[i].thread = null;
         }
         last = null;
+        forgetRecent();
         all = new HprofSites[16];
         nAll = 0;
         sweepAt = SWEEP_MIN;
