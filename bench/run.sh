@@ -11,15 +11,16 @@ bench=$PWD
 conf_names() { grep -v '^[[:space:]]*\(#\|$\)' "$1" | cut -d'|' -f1 | tr -d ' ' | paste -sd,; }
 
 quick=0 jdk=all reps=5 scale=1 max_ratio=40
+partial=0 # a run limited in JDKs, modes or programs, or --quick
 modes=$(conf_names modes.conf)
 programs="$(conf_names programs.conf),heapdump"
 command="bench/run.sh $*"
 while (($#)); do
     case $1 in
-        --quick) quick=1 reps=1 scale=0.1 ;;
-        --jdk) jdk=$2; shift ;;
-        --modes) modes=baseline$(tr ',' '\n' <<<"$2" | { grep -vx baseline || true; } | sed 's/^/,/' | tr -d '\n'); shift ;;
-        --programs) programs=$2; shift ;;
+        --quick) quick=1 reps=1 scale=0.1 partial=1 ;;
+        --jdk) jdk=$2; [ "$2" = all ] || partial=1; shift ;;
+        --modes) partial=1 modes=baseline$(tr ',' '\n' <<<"$2" | { grep -vx baseline || true; } | sed 's/^/,/' | tr -d '\n'); shift ;;
+        --programs) programs=$2 partial=1; shift ;;
         --reps) reps=$2; shift ;;
         --scale) scale=$2; shift ;;
         --max-ratio) max_ratio=$2; shift ;;
@@ -82,7 +83,7 @@ for f in "${jdks[@]}"; do
 done
 python3 lib/meta.py "$raw" --finish
 python3 lib/report.py "$raw"
-if ((quick == 0)); then
+if ((partial == 0)); then
     cp "$raw/report.md" results/latest.md
     cp "$raw/report.json" results/latest.json
 fi
