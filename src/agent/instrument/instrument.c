@@ -22,9 +22,8 @@ static struct hp_instr_client clients[MAX_CLIENTS];
 static int n_clients;
 static struct bci_hooks hooks; /* the union of the clients' injections */
 static jclass tracker;         /* defined once; a later recording reuses it */
-/* The start-up recording gave Thread the tracker's field: HprofTracker's
- * build that reads it is defined. */
-static bool tracker_field;
+/* The field cpu=times started with the JVM gives Thread; when the hooks
+ * add it, HprofTracker's build that reads it is defined. */
 static const struct bci_field tracker_thread_fields[] = {{"hprofTracker", "L" HP_TRACKER_CLASS ";"},
                                                          {NULL, NULL}};
 /* The clients' own classes (global refs), by name: defined once in the JVM
@@ -292,9 +291,9 @@ static jclass define(JNIEnv *jni, const char *name, const unsigned char *bytes, 
 static void JNICALL on_vm_start(jvmtiEnv *jvmti, JNIEnv *jni)
 {
     (void)jvmti;
-    tracker = tracker_field ? define(jni, HP_TRACKER_CLASS, hp_tracker_class, hp_tracker_class_len)
-                            : define(jni, HP_TRACKER_CLASS, hp_tracker_table_class,
-                                     hp_tracker_table_class_len);
+    bool field = hooks.fields == tracker_thread_fields;
+    tracker = define(jni, HP_TRACKER_CLASS, field ? hp_tracker_class : hp_tracker_table_class,
+                     field ? hp_tracker_class_len : hp_tracker_table_class_len);
     for (int i = 0; i < n_clients; i++) {
         const struct hp_instr_client *c = &clients[i];
         if (c->class_name)
@@ -547,7 +546,6 @@ bool hp_instr_add(struct hp_setup *s, const struct hp_instr_client *c)
         }
         h->field_class = field_class;
         h->fields = fields;
-        tracker_field = fields == tracker_thread_fields;
     }
     if (c->entry_name || c->exit_name) {
         h->method_class = c->class_name;

@@ -826,6 +826,11 @@ public final class HprofSites {
         return o != null && o.isVirtual() && !o.isAlive();
     }
 
+    /* s, given to a virtual thread, as the newest in `recent`. */
+    private static HprofSites handedOut(HprofSites s) {
+        return recent[recentAt++ & (recent.length - 1)] = s;
+    }
+
     private static void forgetRecent() {
         for (int k = 0; k < recent.length; k++) recent[k] = null;
     }
@@ -871,7 +876,7 @@ public final class HprofSites {
             boolean virtual = VTHREADS && t.isVirtual();
             if (virtual) {
                 HprofSites d = reusable();
-                if (d != null) return recent[recentAt++ & (recent.length - 1)] = adopt(d, t);
+                if (d != null) return handedOut(adopt(d, t));
             }
             HprofSites s = new HprofSites(t);
             try {
@@ -890,8 +895,7 @@ public final class HprofSites {
             s.allIndex = nAll;
             all[nAll++] = s;
             if (THREAD_FIELDS) t.hprofSites = s;
-            if (virtual) recent[recentAt++ & (recent.length - 1)] = s;
-            return s;
+            return virtual ? handedOut(s) : s;
         } finally {
             unlock();
         }
