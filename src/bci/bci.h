@@ -24,6 +24,8 @@
  *               that also declares the local.  Methods that switch the
  *               current thread (calls of Thread.setCurrentThread or
  *               VirtualThread.switchTo{Carrier,Virtual}Thread) get none.
+ *   switch_from, switch_to  in those methods, without entry_local: at entry
+ *               and at every exit instead of entry and exit (II)V.
  *   new_obj     before `new`:                    new_obj(int site)
  *   new_array   after newarray/anewarray/multianewarray:
  *                                                new_array(Object arr, int site)
@@ -141,6 +143,13 @@ struct bci_hooks {
      * get, instead of entry and exit, this one call before each return and
      * athrow and in the catch-all: (II)V. NULL: treated like other methods. */
     const char *leaf_name, *leaf_desc;
+    /* Without entry_local: methods that switch the current thread (as for
+     * entry_local above) get, instead of entry and exit, switch_from at
+     * entry, before the switch, and switch_to where exit would go, after
+     * it: (II)V each. A shadow stack per thread then sees no frame that
+     * begins on one thread and ends on another. NULL: entry and exit. */
+    const char *switch_from_name, *switch_from_desc;
+    const char *switch_to_name, *switch_to_desc;
     const char *new_obj_name, *new_obj_desc;         /* (I)V */
     const char *new_array_name, *new_array_desc;     /* (Ljava/lang/Object;I)V */
     const char *object_init_name, *object_init_desc; /* (Ljava/lang/Object;)V */

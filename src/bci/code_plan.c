@@ -285,8 +285,10 @@ static int64_t ctor_body_start(mctx *m, const smt_table *smt)
 
 /* Whether the method switches Thread.currentThread(): it calls
  * java/lang/Thread.setCurrentThread, or VirtualThread's switchToCarrierThread
- * or switchToVirtualThread (virtual-thread mounting). Hooks there would
- * read a height on one thread and write it on another. */
+ * or switchToVirtualThread (virtual-thread mounting). Its entry and exit
+ * run on different threads: entry_local hooks would read a height on one
+ * and write it on another (they get none), entry/exit would push a frame
+ * on one and pop it on the other (switch_from/switch_to instead). */
 static int switches_thread(const mctx *m)
 {
     static const char *const calls[][2] = {{"java/lang/Thread", "setCurrentThread"},
@@ -360,9 +362,10 @@ void code_plan(mctx *m, const smt_table *smt)
     int on = m->p->mnum >= 0;
     int leaf = on && h->leaf_name && short_leaf(m);
     int calls_on = on && !leaf && (!h->entry_exit_skip_leaves || calls_or_allocates(m));
-    if (calls_on && h->entry_local && switches_thread(m)) calls_on = 0;
-    int exit_on = (calls_on && h->exit_name) || leaf;
-    int exit_kind = leaf ? HK_LEAF : HK_EXIT;
+    int switcher = calls_on && (h->entry_local || h->switch_from_name) && switches_thread(m);
+    if (switcher && h->entry_local) calls_on = switcher = 0;
+    int exit_on = (calls_on && (switcher ? h->switch_to_name : h->exit_name)) || leaf;
+    int exit_kind = leaf ? HK_LEAF : switcher ? HK_SWITCH_TO : HK_EXIT;
     m->catch_from = -1;
     m->local = calls_on && h->entry_local ? m->max_locals : -1;
     if (exit_on && h->exit_catch_all && m->local < 0) {
@@ -380,8 +383,8 @@ void code_plan(mctx *m, const smt_table *smt)
         call_hook(m, HK_ENTRY);
         local_insn(m, 1);
         need_abs(m, code_local_size(m));
-    } else if (calls_on && h->entry_name) {
-        call_method_hook(m, HK_ENTRY);
+    } else if (calls_on && (switcher ? h->switch_from_name : h->entry_name)) {
+        call_method_hook(m, switcher ? HK_SWITCH_FROM : HK_ENTRY);
         need_abs(m, 2);
     }
     m->entry_len = (uint32_t)m->inj.len;

@@ -13,7 +13,9 @@ enum {
     HK_LEAF,
     HK_RESUME,
     HK_CALL,
-    HK_NEW,
+    HK_SWITCH_FROM,
+    HK_SWITCH_TO,
+    HK_NEW, /* this one on: the allocation hooks (alloc_class) */
     HK_ARRAY,
     HK_OINIT,
     HK_INVOKE,

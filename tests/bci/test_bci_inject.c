@@ -491,6 +491,69 @@ static void test_short_leaves(void **state)
     free(cls);
 }
 
+/* The name of the hook called by the invokestatic at code[at]. */
+static int hook_is(const uint8_t *cls, size_t len, const code_t *c, uint32_t at, const char *name)
+{
+    classfile cf;
+    assert_null(cf_parse(&cf, cls, len));
+    assert_int_equal(c->code[at], 0xb8);
+    const cp_ent *ref = cp_get(&cf.cp, (uint32_t)c->code[at + 1] << 8 | c->code[at + 2], 10);
+    const cp_ent *nt = ref ? cp_get(&cf.cp, ref->b, 12) : NULL;
+    int is = nt && cp_utf8_eq(&cf.cp, nt->a, name);
+    cf_free(&cf);
+    return is;
+}
+
+/* A method that switches the current thread (it calls
+ * Thread.setCurrentThread) gets switch_from at entry and switch_to at its
+ * exits, in the catch-all too; other methods keep entry and exit. */
+static void test_thread_switchers(void **state)
+{
+    (void)state;
+    classgen *g = cg_new(52, "C", NULL);
+    uint16_t set = cg_methodref(g, "java/lang/Thread", "setCurrentThread", "(Ljava/lang/Thread;)V");
+    /* aload_0; aload_0; invokevirtual setCurrentThread; return */
+    uint8_t sw[] = {0x2a, 0x2a, 0xb6, (uint8_t)(set >> 8), (uint8_t)set, 0xb1};
+    uint8_t plain[] = {0xb1};
+    cg_add_method(g, &(cg_method){.access = 9,
+                                  .name = "sw",
+                                  .desc = "(Ljava/lang/Thread;)V",
+                                  .max_stack = 2,
+                                  .max_locals = 1,
+                                  .code = sw,
+                                  .code_len = sizeof sw});
+    cg_add_method(
+        g,
+        &(cg_method){
+            .access = 9, .name = "plain", .desc = "()V", .code = plain, .code_len = sizeof plain});
+    size_t len;
+    uint8_t *cls = cg_finish(g, &len);
+    struct bci_hooks h = all_hooks;
+    h.switch_from_name = "from";
+    h.switch_from_desc = "(II)V";
+    h.switch_to_name = "to";
+    h.switch_to_desc = "(II)V";
+    struct bci_result r;
+    assert_int_equal(rewrite(cls, len, &h, &r), 1);
+    code_t c;
+    get_code(r.data, r.len, 0, &c);
+    /* bipush 7; iconst_0; invokestatic from | the body | bipush 7;
+     * iconst_0; invokestatic to; return | catch-all: the same call, athrow */
+    assert_true(hook_is(r.data, r.len, &c, 3, "from"));
+    assert_true(hook_is(r.data, r.len, &c, 6 + sizeof sw - 1 + 3, "to"));
+    assert_true(hook_is(r.data, r.len, &c, c.len - 4, "to"));
+    get_code(r.data, r.len, 1, &c);
+    assert_true(hook_is(r.data, r.len, &c, 3, "en"));
+    assert_true(hook_is(r.data, r.len, &c, 9, "ex"));
+    bci_free(&r);
+    /* Without those hooks, entry and exit as everywhere. */
+    assert_int_equal(rewrite(cls, len, &all_hooks, &r), 1);
+    get_code(r.data, r.len, 0, &c);
+    assert_true(hook_is(r.data, r.len, &c, 3, "en"));
+    bci_free(&r);
+    free(cls);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -505,6 +568,7 @@ int main(void)
         cmocka_unit_test(test_skip_leaves),
         cmocka_unit_test(test_short_leaves),
         cmocka_unit_test(test_long_local),
+        cmocka_unit_test(test_thread_switchers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -138,6 +138,28 @@ def make_case(env):
                 self.assertEqual(count_top(rows, "CpuTimesVirtual.vwork"), 200 * 100, wave)
                 self.assertEqual(count_top(rows, "CpuTimesVirtual.task"), 200, wave)
 
+        def test_virtual_threads_time(self):
+            # A carrier's frames are not charged while a virtual thread runs
+            # on it: before, VirtualThread.mount stayed open on the carrier
+            # and took about half of the self time, counted a second time
+            # under the virtual threads' own frames. 8 virtual threads x 50
+            # rounds of ~4 ms of burn() between 1 ms sleeps. On JDK 25 a
+            # yield also returned from the virtual thread's bottom frame:
+            # the frames above it were counted then, and burn() ran under
+            # Continuation.run alone after the first sleep.
+            if env.java_version() < 21:
+                self.skipTest("no virtual threads before JDK 21")
+            self.run_ok("cpu=times,cutoff=0,file=out.txt", ["CpuTimesVirtualBusy", "8", "50", "4"])
+            rows = cpu_rows(ht.read_ascii(os.path.join(self.dir, "out.txt")))
+            self.assertEqual(count_top(rows, "CpuTimesVirtualBusy.burn"), 400)
+            under_task = [r for r in rows if r[2][:2] == ["CpuTimesVirtualBusy.burn", "CpuTimesVirtualBusy.task"]]
+            self.assertEqual(sum(r[0] for r in under_task), 400, under_task)
+            self.assertEqual(count_top(rows, "CpuTimesVirtualBusy.task"), 8)
+            burn = sum(r[1] for r in rows if r[2][0] == "CpuTimesVirtualBusy.burn")
+            self.assertGreater(burn, 75, rows[:5])
+            for switcher in ("java.lang.VirtualThread.mount", "java.lang.VirtualThread.unmount"):
+                self.assertEqual(count_top(rows, switcher), 0, rows[:5])
+
         def test_cpu_ratio(self):
             self.run_ok("cpu=times,file=out.txt", ["CpuTimesRatio", "10000000"])
             rows = cpu_rows(ht.read_ascii(os.path.join(self.dir, "out.txt")))

@@ -522,6 +522,9 @@ bool hp_instr_add(struct hp_setup *s, const struct hp_instr_client *c)
     if (!claim(&h->entry_name, &h->entry_desc, c->entry_name, c->entry_desc) ||
         !claim(&h->exit_name, &h->exit_desc, c->exit_name, c->exit_desc) ||
         !claim(&h->leaf_name, &h->leaf_desc, c->leaf_name, c->leaf_desc) ||
+        !claim(&h->switch_from_name, &h->switch_from_desc, c->switch_from_name,
+               c->switch_from_desc) ||
+        !claim(&h->switch_to_name, &h->switch_to_desc, c->switch_to_name, c->switch_to_desc) ||
         !claim(&h->resume_name, &h->resume_desc, c->resume_name, c->resume_desc) ||
         !claim(&h->call_name, &h->call_desc, c->call_name, c->call_desc) ||
         !claim(&h->new_obj_name, &h->new_obj_desc, c->new_obj_name, c->new_obj_desc) ||

@@ -52,6 +52,8 @@ struct hp_instr_client {
     /* (II)V or (JI)V before the calls that frames.h numbers (bci call). */
     const char *call_name, *call_desc;
     const char *leaf_name, *leaf_desc; /* (II)V: short leaves' one call (bci.h) */
+    /* (II)V: entry and exits of methods that switch the current thread. */
+    const char *switch_from_name, *switch_from_desc, *switch_to_name, *switch_to_desc;
     const char *new_obj_name, *new_obj_desc;
     const char *new_array_name, *new_array_desc;
     const char *object_init_name, *object_init_desc;

@@ -20,6 +20,10 @@ static bool on_load(struct hp_setup *s)
         .exit_desc = "(II)V",
         .leaf_name = "leaf",
         .leaf_desc = "(II)V",
+        .switch_from_name = "leaving",
+        .switch_from_desc = "(II)V",
+        .switch_to_name = "arrived",
+        .switch_to_desc = "(II)V",
         .frames = true,
         .tracker_thread_field = true,
     };

@@ -21,10 +21,11 @@
  * with `clock`, a monotonic nanosecond clock that an agent thread stores
  * every TICK (see modes/cpu_times/ticker.c): a call is charged the ticks that
  * happen while it runs, which is unbiased as ticks fall at random points of
- * the calls. At checkpoints at least CHECKPOINT_NS of that clock apart, the
- * thread's CPU clock is read (a native call) and the wall time charged in
- * the interval, to finished calls and to frames still running alike, is
- * scaled by CPU time / wall time of that interval. So self time is thread
+ * the calls. At checkpoints at least CHECKPOINT_NS of that clock apart (and
+ * when a virtual thread mounts or unmounts), the thread's CPU clock is read
+ * (a native call) and the wall time charged in the interval, to finished
+ * calls and to frames still running alike, is scaled by CPU time / wall
+ * time of that interval. So self time is thread
  * CPU time, apportioned within each interval in proportion to wall-clock
  * self time.
  */
@@ -123,7 +124,8 @@ public final class HprofTracker {
     private int nDirty, gen = 1;
     private int[] index = new int[32]; /* hash of keys -> trace + 1 */
 
-    private long cpWall, cpCpu;
+    private long cpWall, cpCpu, owed;
+    private boolean paused; /* by leaving(), till arrived() */
 
     private HprofTracker(Thread t, int id) {
         this.thread = t;
@@ -160,6 +162,30 @@ public final class HprofTracker {
     public static void leaf(int cnum, int mnum) {
         HprofTracker s = mine();
         if (s == null || !s.fastLeaf(mnum)) leafSlow(mnum);
+    }
+
+    /* Methods that switch the current thread (VirtualThread.mount and
+     * unmount, which call Thread.setCurrentThread) call these instead of
+     * enter and exit: before the switch the thread being left stops its
+     * clock, after it the thread reached starts its own again. So a
+     * carrier's frames are not charged while a virtual thread runs on it,
+     * nor a virtual thread's while it is unmounted, and no frame begins on
+     * one thread and ends on another. (As a frame, mount stayed open on the
+     * carrier while its virtual thread ran: VirtualThreads, JDK 25, gave it
+     * 48% of all self time, counted again in the virtual thread's frames.)
+     * They are not counted as calls; their own time is their callers'. */
+    @DontInline
+    public static void leaving(int cnum, int mnum) {
+        if (!engaged) return;
+        HprofTracker s = current();
+        if (s != null) s.pause();
+    }
+
+    @DontInline
+    public static void arrived(int cnum, int mnum) {
+        if (!engaged) return;
+        HprofTracker s = current();
+        if (s != null) s.resume();
     }
 
     /* The calling thread's state if the common path finds it, else null.
@@ -299,6 +325,7 @@ public final class HprofTracker {
         fi[2 * i + 1] = t;
         fl[4 * i] = clock;
         sp = i + 1;
+        if (i == 0 && nParked > 0 && m == parkedBottom) unpark(fl[0]);
     }
 
     private void pop(int m) {
@@ -311,10 +338,88 @@ public final class HprofTracker {
             int k = top;
             while (k >= 0 && fi[2 * k] != m) k--;
             if (k < 0) return; /* entered before we could see it */
+            if (k == 0 && VTHREADS && thread != null && thread.isVirtual() && park(now)) top = 0;
             while (top > k) finish(top--, now);
         }
         finish(top, now);
-        if (now - cpWall >= CHECKPOINT_NS) checkpoint(now);
+        if (now - cpWall >= CHECKPOINT_NS) {
+            checkpoint(now);
+            growHot();
+        }
+    }
+
+    /* A virtual thread's frames above its bottom one when that returned
+     * with them still open: its continuation yielded (JDK 24+ mounts it
+     * from outside, so the bottom frame is Continuation.run, which returns
+     * at every yield). They are kept here, not counted, and put back above
+     * the bottom frame when it is entered again to continue them; before,
+     * they were counted at the yield, their exits after it ignored, and
+     * what they did next was charged to Continuation.run, the only caller
+     * left. Per frame: method and trace in parkedI, scaled self and total
+     * time of earlier intervals in parkedL. */
+    private int nParked, parkedBottom;
+    private int[] parkedI;
+    private long[] parkedL;
+
+    /* Keeps frames 1.. aside, charged up to now; false if out of memory. */
+    private boolean park(long now) {
+        int n = sp - 1;
+        try {
+            if (parkedI == null || parkedI.length < 2 * n) {
+                parkedI = new int[2 * n];
+                parkedL = new long[2 * n];
+            }
+        } catch (OutOfMemoryError e) {
+            return false;
+        }
+        checkpoint(now);
+        System.arraycopy(fi, 2, parkedI, 0, 2 * n);
+        for (int j = 1; j <= n; j++) {
+            parkedL[2 * j - 2] = fl[4 * j + 2];
+            parkedL[2 * j - 1] = fl[4 * j + 3];
+            for (int b = 4 * j; b < 4 * j + 4; b++) fl[b] = 0;
+        }
+        nParked = n;
+        parkedBottom = fi[0];
+        sp = 1;
+        return true;
+    }
+
+    /* Puts the parked frames back above the bottom frame, entered at now. */
+    private void unpark(long now) {
+        int n = nParked;
+        nParked = 0;
+        while (2 * (n + 1) > fi.length)
+            if (!growStack()) return;
+        System.arraycopy(parkedI, 0, fi, 2, 2 * n);
+        for (int j = 1; j <= n; j++) {
+            fl[4 * j] = now;
+            fl[4 * j + 2] = parkedL[2 * j - 2];
+            fl[4 * j + 3] = parkedL[2 * j - 1];
+        }
+        sp = n + 1;
+    }
+
+    /* Charges the time up to now (pause() and resume() nest: a switching
+     * method may call another). */
+    private void pause() {
+        if (paused) return;
+        checkpoint(clock);
+        paused = true;
+    }
+
+    /* The open frames, and the CPU clock (a virtual thread may be on another
+     * carrier now), start again from now. */
+    private void resume() {
+        if (!paused) return;
+        long now = clock;
+        for (int i = 0; i < sp; i++) {
+            fl[4 * i] = now;
+            fl[4 * i + 1] = 0;
+        }
+        cpWall = now;
+        cpCpu = cpuTime();
+        paused = false;
     }
 
     /* Counts frame i, which ends at `now`, and pops it. */
@@ -346,14 +451,22 @@ public final class HprofTracker {
         fl[b + 3] = 0;
     }
 
-    /* Scales the interval's wall time by its CPU/wall ratio. */
+    /* Scales the interval's wall time by its CPU/wall ratio, so that what
+     * the interval charges adds up to the thread's CPU time. Not capped at
+     * 1: the wall time is in whole clock steps, and an interval of a few
+     * steps (a virtual thread's run between two parks) often sees fewer
+     * steps than its CPU time; capped, bursts of 2 ms were charged half of
+     * their CPU. An interval no step fell into charges nothing: its CPU
+     * time is owed to the next one. */
     private void checkpoint(long now) {
         long cpu = cpuTime();
         long wall = now - cpWall;
-        /* No thread CPU clock (-1): wall time is charged as it is. */
-        double r = cpu < 0 || cpCpu < 0 ? 1 : wall <= 0 ? 0 : (double) (cpu - cpCpu) / wall;
-        if (r > 1) r = 1;
-        if (r < 0) r = 0;
+        long used = cpu - cpCpu + owed;
+        double r = 1; /* no thread CPU clock (-1): wall time as it is */
+        if (cpu >= 0 && cpCpu >= 0) {
+            owed = wall <= 0 && used > 0 ? used : 0;
+            r = wall <= 0 || used <= 0 ? 0 : (double) used / wall;
+        }
         for (int j = 0; j < nDirty; j++) {
             int tr = dirty[j];
             self[tr] += (long) (pendSelf[tr] * r);
@@ -376,6 +489,11 @@ public final class HprofTracker {
         }
         cpWall = now;
         cpCpu = cpu;
+    }
+
+    /* Doubles the callee cache if it missed on more than a quarter of its
+     * entries since it was last looked at (a checkpoint interval or more). */
+    private void growHot() {
         if (hotMisses > hot.length / 8 && hot.length < 2 * HOT_MAX) {
             try {
                 hot = new long[2 * hot.length];
@@ -652,6 +770,8 @@ public final class HprofTracker {
     private void restart() {
         for (int j = 0; j < 4 * sp; j++) fl[j] = 0;
         sp = 0;
+        paused = false;
+        nParked = 0;
     }
 
     /* A table without the GONE slots, twice as large if still half full. */
