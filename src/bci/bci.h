@@ -23,7 +23,8 @@
  *               hooked.  Every StackMapTable frame becomes a full frame
  *               that also declares the local.  Methods that switch the
  *               current thread (calls of Thread.setCurrentThread or
- *               VirtualThread.switchTo{Carrier,Virtual}Thread) get none.
+ *               VirtualThread.switchTo{Carrier,Virtual}Thread) get none,
+ *               nor does jdk/internal/vm/Continuation.run()V (below).
  *   switch_from, switch_to  in those methods, without entry_local: at entry
  *               and at every exit instead of entry and exit (II)V.
  *   new_obj     before `new`:                    new_obj(int site)
@@ -121,7 +122,11 @@ struct bci_hooks {
      * exit (J)V, resume (JJ)V and call (JJ)V, whose number arguments are
      * the long constants long_number gives for the method or call number:
      * the tracker gets them ready to use (one constant, less work in the
-     * code the JIT inlines into every method). */
+     * code the JIT inlines into every method). Continuation.run()V gets
+     * none of the three: a continuation that yields returns from it with
+     * its frames above still to come back, and its next run would store
+     * its own callees at their heights before they do (JDK 24+, where a
+     * virtual thread's continuation runs as that thread). */
     int entry_local;
     int64_t (*long_number)(int number);
     /* With entry_local: new_obj, new_array and invoke also get the local as

@@ -363,7 +363,7 @@ void code_plan(mctx *m, const smt_table *smt)
     int leaf = on && h->leaf_name && short_leaf(m);
     int calls_on = on && !leaf && (!h->entry_exit_skip_leaves || calls_or_allocates(m));
     int switcher = calls_on && (h->entry_local || h->switch_from_name) && switches_thread(m);
-    if (switcher && h->entry_local) calls_on = switcher = 0;
+    if (h->entry_local && (switcher || m->p->cont_run)) calls_on = switcher = 0;
     int exit_on = (calls_on && (switcher ? h->switch_to_name : h->exit_name)) || leaf;
     int exit_kind = leaf ? HK_LEAF : switcher ? HK_SWITCH_TO : HK_EXIT;
     m->catch_from = -1;

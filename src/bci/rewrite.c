@@ -43,6 +43,8 @@ static const char *rewrite_methods(rw_ctx *x, char *where, size_t where_len)
     uint16_t n;
     const uint8_t *cls = cp_class_name(&cf->cp, cf->this_class, &n);
     int is_object = cls && n == 16 && memcmp(cls, "java/lang/Object", 16) == 0;
+    static const char continuation[] = "jdk/internal/vm/Continuation";
+    int is_continuation = cls && n == sizeof continuation - 1 && memcmp(cls, continuation, n) == 0;
     for (uint16_t i = 0; i < cf->nmethods; i++) {
         cf_member *m = &cf->methods[i];
         const cf_attr *code = NULL;
@@ -58,7 +60,10 @@ static const char *rewrite_methods(rw_ctx *x, char *where, size_t where_len)
             free(desc);
             return "bad method name or descriptor";
         }
-        method_plan p = {.mnum = BCI_SKIP, .ctor = strcmp(name, "<init>") == 0};
+        method_plan p = {.mnum = BCI_SKIP,
+                         .ctor = strcmp(name, "<init>") == 0,
+                         .cont_run =
+                             is_continuation && !strcmp(name, "run") && !strcmp(desc, "()V")};
         /* The VM registers objects for finalization only when their class's
          * finalize() is not a lone `return`; keep such methods intact. */
         int empty_finalizer = !strcmp(name, "finalize") && !strcmp(desc, "()V") && code->len >= 9 &&

@@ -38,6 +38,7 @@ typedef struct {
     int mnum;        /* BCI_SKIP: no entry/exit/allocation hooks */
     int object_init; /* java/lang/Object.<init>()V */
     int ctor;        /* <init>: catch-all starts after super()/this() */
+    int cont_run;    /* jdk/internal/vm/Continuation.run()V */
 } method_plan;
 
 /* Methodref index for hook k, appending it on first use (0 on overflow);

@@ -554,6 +554,46 @@ static void test_thread_switchers(void **state)
     free(cls);
 }
 
+/* Continuation.run()V gets no entry_local hooks (a yield leaves it with
+ * the frames above it to come back); its allocations are still hooked, and
+ * with entry/exit it is a method like any other. */
+static void test_continuation_run(void **state)
+{
+    (void)state;
+    uint8_t code[] = {0x04, 0xbc, 10, 0x57, 0xb1}; /* iconst_1; newarray int; pop; return */
+    classgen *g = cg_new(52, "jdk/internal/vm/Continuation", NULL);
+    cg_add_method(g, &(cg_method){.access = 1,
+                                  .name = "run",
+                                  .desc = "()V",
+                                  .max_stack = 1,
+                                  .max_locals = 1,
+                                  .code = code,
+                                  .code_len = sizeof code});
+    size_t len;
+    uint8_t *cls = cg_finish(g, &len);
+    struct bci_hooks h = all_hooks;
+    h.exit_catch_all = 0;
+    h.entry_local = BCI_LOCAL_INT;
+    h.entry_desc = "(I)I";
+    h.exit_desc = "(I)V";
+    h.resume_name = "rs";
+    h.resume_desc = "(I)V";
+    struct bci_result r;
+    assert_int_equal(rewrite(cls, len, &h, &r), 1);
+    code_t c;
+    get_code(r.data, r.len, 0, &c);
+    /* iconst_1; newarray; dup; bipush 0; invokestatic na; pop; return */
+    assert_int_equal(c.code[0], 0x04);
+    assert_true(hook_is(r.data, r.len, &c, 5, "na"));
+    assert_int_equal(c.max_locals, 1);
+    bci_free(&r);
+    assert_int_equal(rewrite(cls, len, &all_hooks, &r), 1);
+    get_code(r.data, r.len, 0, &c);
+    assert_true(hook_is(r.data, r.len, &c, 3, "en"));
+    bci_free(&r);
+    free(cls);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -569,6 +609,7 @@ int main(void)
         cmocka_unit_test(test_short_leaves),
         cmocka_unit_test(test_long_local),
         cmocka_unit_test(test_thread_switchers),
+        cmocka_unit_test(test_continuation_run),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -494,6 +494,24 @@ def make_case(env):
             self.assertTrue(r["frames"][3][1].startswith("lambda$vthreads$"), r["frames"])
             self.assertEqual((r["alloc_objs"], r["alloc_bytes"]), (threads * n, threads * n * ITEM_SIZE))
 
+        def test_virtual_threads_parking(self):
+            # Parked and continued on any carrier, a virtual thread keeps its
+            # callers, to the bottom of its stack. On JDK 24+ the
+            # continuation is entered again through Continuation.run, whose
+            # hooks wrote the shadow stack (depth 5+) over the parked frames
+            # below Thread.runWith: all but the first round's objects had a
+            # second trace, whose bottom frames were the JDK's calls there.
+            if env.java_version() < 21:
+                self.skipTest("no virtual threads before JDK 21")
+            threads, n, rounds = 8, 100, 20
+            for depth in ("", ",depth=8"):
+                _, t = self.run_prog("vparks", ",cutoff=0" + depth, "vparks", n, threads, rounds)
+                r = self.one_row(t, ITEM, [self.at("allocate", "basic"), self.caller("vmid", "vmidalloc"),
+                                           self.caller("vparkTask", "vparkvmid")])
+                self.assertEqual(r["alloc_objs"], threads * n * rounds, depth)
+                if depth:
+                    self.assertIn("java.lang.VirtualThread", [f[0] for f in r["frames"]], r["frames"])
+
         def test_ended_virtual_threads_leave_no_state(self):
             # A virtual thread has no ThreadEnd: the tracker folds the state
             # of ended ones as more register, so 4,000 in waves of 100 leave

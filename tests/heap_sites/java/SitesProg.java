@@ -376,6 +376,29 @@ public class SitesProg {
         if (names == 0) throw new AssertionError();
     }
 
+    // Virtual threads that park between allocations (JDK 21+): `rounds`
+    // rounds of n allocations two frames below the task, each round
+    // followed by a 1 ms sleep, so the thread continues on any carrier.
+    static void vparks(int t, int n, int rounds) throws Exception {
+        Object builder = Thread.class.getMethod("ofVirtual").invoke(null);
+        java.lang.reflect.Method start =
+                Class.forName("java.lang.Thread$Builder").getMethod("start", Runnable.class);
+        Thread[] ts = new Thread[t];
+        for (int k = 0; k < t; k++) ts[k] = (Thread) start.invoke(builder, (Runnable) () -> vparkTask(n, rounds));
+        for (Thread th : ts) th.join();
+    }
+
+    static void vparkTask(int n, int rounds) {
+        for (int r = 0; r < rounds; r++) {
+            vmid(n); // SITE vparkvmid
+            try {
+                Thread.sleep(1);
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         int n = Integer.parseInt(args[1]);
         switch (args[0]) {
@@ -397,6 +420,7 @@ public class SitesProg {
             case "vthreads":
                 vthreads(Integer.parseInt(args[2]), n, Integer.parseInt(args[args.length > 3 ? 3 : 2]));
                 break;
+            case "vparks": vparks(Integer.parseInt(args[2]), n, Integer.parseInt(args[3])); break;
             case "survivors": survivors(Integer.parseInt(args[2]), n); break;
             case "outlive": outlive(n, Integer.parseInt(args[2])); break;
             case "jvmmade": jvmMade(n); break;
