@@ -25,9 +25,8 @@
  * when a virtual thread mounts or unmounts), the thread's CPU clock is read
  * (a native call) and the wall time charged in the interval, to finished
  * calls and to frames still running alike, is scaled by CPU time / wall
- * time of that interval. So self time is thread
- * CPU time, apportioned within each interval in proportion to wall-clock
- * self time.
+ * time of that interval. So self time is thread CPU time, apportioned
+ * within each interval in proportion to wall-clock self time.
  */
 package java.lang;
 
@@ -355,8 +354,12 @@ public final class HprofTracker {
      * the bottom frame when it is entered again to continue them; before,
      * they were counted at the yield, their exits after it ignored, and
      * what they did next was charged to Continuation.run, the only caller
-     * left. Per frame: method and trace in parkedI, scaled self and total
-     * time of earlier intervals in parkedL. */
+     * left. They are put back at once, not at the first exit after the
+     * thaw, as the thawed top frame may call before it returns; so the
+     * few calls Continuation.run makes before the thaw (and after the
+     * yield) show the parked frames as their callers. Per frame: method
+     * and trace in parkedI, scaled self and total time of earlier
+     * intervals in parkedL. */
     private int nParked, parkedBottom;
     private int[] parkedI;
     private long[] parkedL;
