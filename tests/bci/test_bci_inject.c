@@ -582,7 +582,7 @@ static void test_continuation_run(void **state)
     assert_int_equal(rewrite(cls, len, &h, &r), 1);
     code_t c;
     get_code(r.data, r.len, 0, &c);
-    /* iconst_1; newarray; dup; bipush 0; invokestatic na; pop; return */
+    /* iconst_1; newarray int; dup; iconst_1 (the site: its offset); invokestatic na */
     assert_int_equal(c.code[0], 0x04);
     assert_true(hook_is(r.data, r.len, &c, 5, "na"));
     assert_int_equal(c.max_locals, 1);
