@@ -36,15 +36,19 @@ static const char *check_hooks(const struct bci_hooks *h)
     return any ? NULL : "no hooks enabled";
 }
 
+static int is_named(const uint8_t *name, uint16_t n, const char *cls)
+{
+    return name && cls && strlen(cls) == n && !memcmp(name, cls, n);
+}
+
 /* Rewrites every method with code; NULL on success. */
 static const char *rewrite_methods(rw_ctx *x, char *where, size_t where_len)
 {
     classfile *cf = &x->cf;
     uint16_t n;
     const uint8_t *cls = cp_class_name(&cf->cp, cf->this_class, &n);
-    int is_object = cls && n == 16 && memcmp(cls, "java/lang/Object", 16) == 0;
-    static const char continuation[] = "jdk/internal/vm/Continuation";
-    int is_continuation = cls && n == sizeof continuation - 1 && memcmp(cls, continuation, n) == 0;
+    int is_object = is_named(cls, n, "java/lang/Object");
+    int is_continuation = is_named(cls, n, "jdk/internal/vm/Continuation");
     for (uint16_t i = 0; i < cf->nmethods; i++) {
         cf_member *m = &cf->methods[i];
         const cf_attr *code = NULL;
@@ -95,11 +99,6 @@ static void report_source(const classfile *cf, const struct bci_hooks *h)
             return;
         }
     }
-}
-
-static int is_named(const uint8_t *name, uint16_t n, const char *cls)
-{
-    return name && cls && strlen(cls) == n && !memcmp(name, cls, n);
 }
 
 /* Appends field f to the class; 1 if added, -1 on failure. */
