@@ -245,8 +245,9 @@ def make_case(env):
         # ------------------------------------------------ reachability
 
         def test_reachability_every_mode(self):
-            # Objects the program dropped are collected by its own GC, and a
-            # program that recovers from OutOfMemoryError still does.
+            # Objects and classes the program dropped are collected by its own
+            # GC (the classes unloaded), and a program that recovers from
+            # OutOfMemoryError still does.
             for options in MODES:
                 with self.subTest(options):
                     out = os.path.join(self.dir, "reach-" + options.replace(",", "_"))

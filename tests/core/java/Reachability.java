@@ -1,9 +1,12 @@
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
+import java.io.InputStream;
 import java.lang.ref.WeakReference;
 import java.lang.reflect.Array;
 import java.lang.reflect.Field;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -11,7 +14,10 @@ import java.util.function.Supplier;
 
 /* A profiler never changes what is reachable: each allocation form makes an
  * object that only a WeakReference holds; after System.gc() every one must be
- * gone. Prints "<form> collected" or "<form> KEPT" per form, then, with the
+ * gone. Two forms make classes the program drops, which must be unloaded: a
+ * hidden class instantiated by reflection, and a class loader whose class
+ * allocates its own instances (the weak reference holds the class or the
+ * loader). Prints "<form> collected" or "<form> KEPT" per form, then, with the
  * argument "oom", recovers from OutOfMemoryError in a loop of clones. With
  * "hold" it only keeps a large heap for the exit dump. */
 public class Reachability implements Cloneable {
@@ -20,6 +26,20 @@ public class Reachability implements Cloneable {
     @Override
     protected Reachability clone() throws CloneNotSupportedException {
         return (Reachability) super.clone();
+    }
+
+    /* Loaded again by each throw-away loader: its objects are made by
+     * reflection and by its own `new`. */
+    public static class Loaded {
+        public Object make() {
+            return new Loaded[] {new Loaded()};
+        }
+    }
+
+    static byte[] loadedBytes() throws Exception {
+        try (InputStream in = Reachability.class.getResourceAsStream("Reachability$Loaded.class")) {
+            return in.readAllBytes();
+        }
     }
 
     static Object make(String form) throws Throwable {
@@ -63,6 +83,19 @@ public class Reachability implements Cloneable {
                 return s;
             }
             case "String.concat": return "x".repeat(1000) + form;
+            case "hidden class": {
+                Class<?> c = MethodHandles.lookup().defineHiddenClass(loadedBytes(), true).lookupClass();
+                c.getDeclaredConstructor().newInstance();
+                return c;
+            }
+            case "class loader": {
+                URL here = Reachability.class.getProtectionDomain().getCodeSource().getLocation();
+                URLClassLoader loader = new URLClassLoader(new URL[] {here}, null);
+                Class<?> c = loader.loadClass("Reachability$Loaded");
+                c.getMethod("make").invoke(c.getDeclaredConstructor().newInstance());
+                loader.close();
+                return loader;
+            }
             default: throw new IllegalArgumentException(form);
         }
     }
@@ -71,7 +104,7 @@ public class Reachability implements Cloneable {
         "super.clone", "Arrays.copyOf", "Arrays.copyOf.typed", "Arrays.copyOf.Integer[]",
         "Arrays.copyOfRange", "Array.newInstance", "Integer.valueOf", "Long.valueOf",
         "Double.valueOf", "reflection", "methodhandle", "Unsafe.allocateInstance",
-        "ArrayList.grow", "lambda", "String.concat"};
+        "ArrayList.grow", "lambda", "String.concat", "hidden class", "class loader"};
 
     static Object[] held;
 
@@ -85,7 +118,10 @@ public class Reachability implements Cloneable {
         }
         /* Each form twice: once interpreted, once after warm-up (compiled). */
         for (int round = 0; round < 2; round++) {
-            if (round == 1) for (int i = 0; i < 5000; i++) for (String f : FORMS) make(f);
+            if (round == 1)
+                for (int i = 0; i < 5000; i++)
+                    for (String f : FORMS)
+                        if (i < 200 || !f.contains("class")) make(f);
             for (String f : FORMS) {
                 /* One form at a time: nothing allocated after it could
                  * displace what a profiler might still hold of it. */

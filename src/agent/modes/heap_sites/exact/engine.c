@@ -217,6 +217,10 @@ static void vm_init(jvmtiEnv *jvmti, JNIEnv *jni)
         hp_error("heap=sites: cannot find the allocating natives; no SITES data");
         return;
     }
+    if (!hp_sites_exact_class_keys_init(jni)) {
+        tracker = NULL;
+        return;
+    }
     if (!hp_sites_exact_learn_layout(jvmti, jni)) {
         tracker = NULL;
         hp_error("heap=sites: cannot learn the JVM's array layout; no SITES data");

@@ -38,6 +38,13 @@ static inline bool hp_sites_exact_tags_all(void)
     return hp.opt.heap_dump;
 }
 
+/* class_keys.c: what the tracker keeps of class `c` (HprofSites.classKey):
+ * `c` itself if it is never unloaded, else a new WeakReference to it; NULL
+ * on failure. init (VM init, before the tracker engages) false, after an
+ * error message, if references cannot be made. */
+bool hp_sites_exact_class_keys_init(JNIEnv *jni);
+jobject hp_sites_exact_class_key(jvmtiEnv *jvmti, JNIEnv *jni, jclass c);
+
 /* natives.c: learns the JVM's array layout that config() hands the tracker;
  * false if it fits no known layout. */
 bool hp_sites_exact_learn_layout(jvmtiEnv *jvmti, JNIEnv *jni);

@@ -1,8 +1,9 @@
 /* java.lang.HprofSites' natives (see agent/instrument/instrument.h for why
  * they are exported functions): tagging the objects a slot counts, deriving
- * the sites of intrinsics' results, the tracker's lock back-off, folding the
- * states of ended threads, and the figures the tracker asks for at start
- * (config), among them the JVM's array layout learned at VM init. */
+ * the sites of intrinsics' results, keys for classes, the tracker's lock
+ * back-off, folding the states of ended threads, and the figures the
+ * tracker asks for at start (config), among them the JVM's array layout
+ * learned at VM init. */
 #include "agent/core/agent.h"
 #include "agent/core/in_agent.h"
 #include "agent/instrument/instrument.h"
@@ -150,6 +151,20 @@ JNIEXPORT jint JNICALL Java_java_lang_HprofSites_derive(JNIEnv *jni, jclass k, j
     }
     native_end();
     return d;
+}
+
+JNIEXPORT jobject JNICALL Java_java_lang_HprofSites_classKey(JNIEnv *jni, jclass k, jclass c)
+{
+    (void)k;
+    if (c == NULL || !native_begin()) return NULL; /* engage() links the native with null */
+    hp_in_agent_enter();
+    jobject key = hp_sites_exact_class_key(hp.jvmti, jni, c);
+    /* A reference it made is the tracker's own, never a live object. */
+    if (key && !(*jni)->IsSameObject(jni, key, c))
+        (*hp.jvmti)->SetTag(hp.jvmti, key, (jlong)hp_objid_new(0));
+    hp_in_agent_leave(hp.jvmti, jni);
+    native_end();
+    return key;
 }
 
 JNIEXPORT void JNICALL Java_java_lang_HprofSites_backoff(JNIEnv *jni, jclass k, jint round)

@@ -72,8 +72,10 @@ public final class HprofSites {
     /* The class's lock (lock()), and its offset in the static base. */
     private static volatile int locked;
     @Stable private static long LOCKED;
-    /* Site index (site >> 5) -> class of its objects, once a tag saw it. */
-    private static volatile Class<?>[] siteClass = new Class<?>[1024];
+    /* Site index (site >> 5) -> the key (classKey) of its objects' class,
+     * once a tag saw it. */
+    private static volatile Object[] siteKey = new Object[1024];
+    @Stable private static long REFERENT; /* offset of Reference.referent */
 
     /* Every thread's state, for the agent; written under the class lock. */
     private static HprofSites[] all = new HprofSites[16];
@@ -90,6 +92,10 @@ public final class HprofSites {
     private static native void own(Object o);
     /* The derived site of a DYN site's objects of class c; -1 on failure. */
     private static native int derive(int site, Class<?> c);
+    /* What the tracker keeps of class c: c itself if it is never unloaded,
+     * else a WeakReference to it (made without running its constructor),
+     * so that no class stays loaded for the tracker; null on failure. */
+    private static native Object classKey(Class<?> c);
     /* From the agent: depth, EXACT, SAMPLE, object alignment (0-3), the
      * array layout per kind: base (10+k), log2 element size (20+k). */
     private static native int config(int what);
@@ -120,9 +126,10 @@ public final class HprofSites {
     private int[] memo;
     private static final int MEMO_BITS = 12;
 
-    /* (DYN site, class) -> derived site, open addressing; null until used. */
+    /* (DYN site, class key) -> derived site, open addressing; null until
+     * used. */
     private int[] dSite, dNum;
-    private Class<?>[] dCls;
+    private Object[] dKey;
     private int dUsed;
 
     /* Instances to tag once their Object.<init> runs: slot, sampled bit 31;
@@ -513,13 +520,13 @@ public final class HprofSites {
     @DontInline
     private void pair(Object o) {
         Class<?> c = o.getClass();
-        Class<?>[] classes = siteClass;
+        Object[] classes = siteKey;
         boolean hidden = c.isHidden();
         for (int i = np - 1; i >= 0; i--) {
             int slot = pend[i] & 0x7fffffff;
             int site = keys[slot * W];
             int si = site >>> 5;
-            Class<?> want = si < classes.length ? classes[si] : null;
+            Class<?> want = si < classes.length ? classOf(classes[si]) : null;
             if (want != null && want != c || hidden || want == null && missed[i] == c) continue;
             int k = tag(o, keys, slot * W, kid[slot], pend[i] < 0);
             if (k == 0) {
@@ -562,22 +569,24 @@ public final class HprofSites {
     }
 
     private static void learn(int si, Class<?> c) {
+        Object key = classKey(c);
+        if (key == null) return;
         lock();
         try {
-            learned(si, c);
+            learned(si, key);
         } finally {
             unlock();
         }
     }
 
-    private static void learned(int si, Class<?> c) {
-        Class<?>[] a = siteClass;
+    private static void learned(int si, Object key) {
+        Object[] a = siteKey;
         if (si >= a.length) {
             int len = a.length;
             while (len <= si) len *= 2;
-            Class<?>[] b;
+            Object[] b;
             try {
-                b = new Class<?>[len];
+                b = new Object[len];
             } catch (OutOfMemoryError e) {
                 return;
             }
@@ -585,8 +594,19 @@ public final class HprofSites {
             System.arraycopy(a, 0, b, 0, a.length);
             a = b;
         }
-        a[si] = c;
-        siteClass = a;
+        a[si] = key;
+        siteKey = a;
+    }
+
+    /* The class of a classKey, null if it was unloaded (or no key). */
+    private static Class<?> classOf(Object key) {
+        return key == null || key instanceof Class ? (Class<?>) key : referent(key);
+    }
+
+    /* Out of line: an Unsafe access would hamper the JIT where inlined. */
+    @DontInline
+    private static Class<?> referent(Object weak) {
+        return (Class<?>) U.getReference(weak, REFERENT);
     }
 
     /* The slot of (site, window of callers), created if new; -1 when out of
@@ -741,15 +761,17 @@ public final class HprofSites {
         index = idx;
     }
 
+    /* A key that is not the class itself is compared out of line (the
+     * class of a key is found only if it is still loaded). */
     private int derived(int site, Class<?> c) {
         int[] ds = dSite;
         if (ds != null) {
-            Class<?>[] dc = dCls;
+            Object[] dk = dKey;
             int mask = ds.length - 1;
             for (int p = (site * 0x9E3779B1 + System.identityHashCode(c)) & mask;; p = (p + 1) & mask) {
-                Class<?> e = dc[p];
+                Object e = dk[p];
                 if (e == null) break;
-                if (e == c && ds[p] == site) return dNum[p];
+                if (ds[p] == site && (e == c || !(e instanceof Class) && referent(e) == c)) return dNum[p];
             }
         }
         int d = derive(site, c);
@@ -757,34 +779,46 @@ public final class HprofSites {
         return d;
     }
 
+    /* Grown (or rebuilt) from the entries whose class is still loaded, to
+     * at least four times as many slots: a thread that derives for one
+     * short-lived class after another keeps a table the size of the live
+     * ones. */
     private void remember(int site, Class<?> c, int d) {
+        Object key = classKey(c);
+        if (key == null) return;
         try {
             if (dSite == null || 2 * (dUsed + 1) > dSite.length) {
-                int len = dSite == null ? 16 : 2 * dSite.length;
+                int live = 0;
+                for (int i = 0; dSite != null && i < dSite.length; i++)
+                    if (classOf(dKey[i]) != null) live++;
+                int len = 16;
+                while (len < 4 * (live + 1)) len *= 2;
                 int[] os = dSite, on = dNum, ns = new int[len], nn = new int[len];
-                Class<?>[] oc = dCls, nc = new Class<?>[len];
+                Object[] ok = dKey, nk = new Object[len];
                 own(ns);
                 own(nn);
-                own(nc);
+                own(nk);
                 dSite = ns;
                 dNum = nn;
-                dCls = nc;
+                dKey = nk;
                 dUsed = 0;
-                for (int i = 0; os != null && i < os.length; i++)
-                    if (oc[i] != null) put(os[i], oc[i], on[i]);
+                for (int i = 0; os != null && i < os.length; i++) {
+                    Class<?> k = classOf(ok[i]);
+                    if (k != null) put(os[i], k, ok[i], on[i]);
+                }
             }
         } catch (OutOfMemoryError e) {
             return;
         }
-        put(site, c, d);
+        put(site, c, key, d);
     }
 
-    private void put(int site, Class<?> c, int d) {
+    private void put(int site, Class<?> c, Object key, int d) {
         int mask = dSite.length - 1;
         int p = (site * 0x9E3779B1 + System.identityHashCode(c)) & mask;
-        while (dCls[p] != null) p = (p + 1) & mask;
+        while (dKey[p] != null) p = (p + 1) & mask;
         dSite[p] = site;
-        dCls[p] = c;
+        dKey[p] = key;
         dNum[p] = d;
         dUsed++;
     }
@@ -1032,7 +1066,7 @@ public final class HprofSites {
         return s != null ? s.stk : null;
     }
 
-    /* The lock of the thread registry, siteClass and stack growth: a spin
+    /* The lock of the thread registry, siteKey and stack growth: a spin
      * lock, not a monitor. Its holders never block, while on JDK 24+ a
      * virtual thread waiting for a monitor unmounts and needs the
      * VirtualThread-unblocker thread to run again, and that thread
@@ -1061,6 +1095,7 @@ public final class HprofSites {
         STATICS = U.staticFieldBase(f);
         PENDING = U.staticFieldOffset(f);
         LOCKED = U.staticFieldOffset(HprofSites.class.getDeclaredField("locked"));
+        REFERENT = U.objectFieldOffset(java.lang.ref.Reference.class, "referent");
         int depth = config(0);
         W = depth > 1 ? 1 + depth : 1;
         WINDOW = config(4) == 0;
@@ -1081,7 +1116,7 @@ public final class HprofSites {
             SHIFT[k] = config(20 + k);
         }
         own(all);
-        own(siteClass);
+        own(siteKey);
         if (!THREAD_FIELDS) own(table);
         /* Every native is linked before the hooks go live: the VM links a
          * native on its first call through ClassLoader.findNative, Java code
@@ -1090,6 +1125,7 @@ public final class HprofSites {
          * boot library map is not empty then, e.g. --module-path). */
         tag(null, null, 0, 0, false);
         derive(0, null);
+        classKey(null);
         backoff(-1);
         sweep(-1);
         engaged = true;
@@ -1216,7 +1252,7 @@ public final class HprofSites {
         sweepAt = SWEEP_MIN;
         table = new HprofSites[64];
         used = 0;
-        siteClass = new Class<?>[1024];
+        siteKey = new Object[1024];
         pending = 0;
     }
 
