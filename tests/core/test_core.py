@@ -320,23 +320,26 @@ def make_case(env):
             prof = ht.read_ascii(os.path.join(self.dir, "out.txt"))
             self.assertGreaterEqual(len(prof.thread_starts), 200)
 
-        def test_exit_dumps_under_zgc(self):
-            # ZGC stops its threads before VM death (JDK 25): a collection
-            # requested then never ends. The exit dumps must be made without one.
-            for opts in ("heap=sites", "heap=sites,alloc_interval=65536", "heap=all",
-                         "heap=dump,format=b"):
-                p = self.run_java(opts + ",file=out", ["CoreThreads"], extra_jvm=["-XX:+UseZGC"],
-                                  timeout=300)
-                self.assertEqual(p.returncode, 0, opts + p.stderr)
-                self.assertIn("HPROF: no garbage collection at VM death under ZGC", p.stderr)
-                if "format=b" in opts:
-                    self.assertTrue(ht.read_binary(os.path.join(self.dir, "out")).named(
-                        "HEAP DUMP END"), opts)
-                else:
-                    prof = ht.read_ascii(os.path.join(self.dir, "out"))
-                    self.assertTrue(prof.sections_named("SITES") or
-                                    prof.sections_named("HEAP DUMP"), opts)
-                os.remove(os.path.join(self.dir, "out"))
+        def test_exit_dumps_under_zgc_and_shenandoah(self):
+            # ZGC and Shenandoah stop their threads before VM death: a
+            # collection requested then never ends (ZGC on JDK 25, Shenandoah
+            # on JDK 17). The exit dumps must be made without one.
+            for gc, name in (("-XX:+UseZGC", "ZGC"), ("-XX:+UseShenandoahGC", "Shenandoah")):
+                for opts in ("heap=sites", "heap=sites,alloc_interval=65536", "heap=all",
+                             "heap=dump,format=b"):
+                    p = self.run_java(opts + ",file=out", ["CoreThreads"], extra_jvm=[gc],
+                                      timeout=300)
+                    self.assertEqual(p.returncode, 0, opts + p.stderr)
+                    self.assertIn("HPROF: no garbage collection at VM death under " + name,
+                                  p.stderr)
+                    if "format=b" in opts:
+                        self.assertTrue(ht.read_binary(os.path.join(self.dir, "out")).named(
+                            "HEAP DUMP END"), opts)
+                    else:
+                        prof = ht.read_ascii(os.path.join(self.dir, "out"))
+                        self.assertTrue(prof.sections_named("SITES") or
+                                        prof.sections_named("HEAP DUMP"), opts)
+                    os.remove(os.path.join(self.dir, "out"))
 
     return CoreTest
 

@@ -6,35 +6,42 @@
 
 #include <string.h>
 
-static bool zgc;
+/* The collector whose driving thread stops before VM death (NULL if not). */
+static const char *stopped_collector;
 /* hp_gc_one_per_dump's state, per thread: dumps on other threads (net=
  * commands) collect for themselves. */
 static _Thread_local bool one_per_dump, collected;
 
-/* Stops the listing at ZGC's director thread. */
-static bool not_zdirector(pid_t tid, void *arg)
+/* Stops the listing at the thread that drives ZGC or Shenandoah. */
+static bool no_driver(pid_t tid, void *arg)
 {
     (void)arg;
+    static const char *const drivers[][2] = {{"ZDirector", "ZGC"},
+                                             {"Shenandoah Cont", "Shenandoah"}};
     char comm[HP_COMM_LEN];
-    zgc = hp_thread_comm(tid, comm) && strncmp(comm, "ZDirector", 9) == 0;
-    return !zgc;
+    if (!hp_thread_comm(tid, comm)) return true;
+    for (size_t i = 0; i < sizeof drivers / sizeof drivers[0]; i++)
+        if (strncmp(comm, drivers[i][0], strlen(drivers[i][0])) == 0)
+            stopped_collector = drivers[i][1];
+    return stopped_collector == NULL;
 }
 
 void hp_gc_probe(void)
 {
-    hp_tasks_each(not_zdirector, NULL);
+    hp_tasks_each(no_driver, NULL);
 }
 
 bool hp_gc_none_at_death(void)
 {
-    return zgc;
+    return stopped_collector != NULL;
 }
 
 void hp_gc_vm_death(void)
 {
-    if (zgc && hp.opt.doe && (hp.opt.heap_sites || hp.opt.heap_dump))
-        hp_note("no garbage collection at VM death under ZGC: the exit dump may count "
-                "unreachable objects as live");
+    if (stopped_collector && hp.opt.doe && (hp.opt.heap_sites || hp.opt.heap_dump))
+        hp_note("no garbage collection at VM death under %s: the exit dump may count "
+                "unreachable objects as live",
+                stopped_collector);
 }
 
 void hp_gc_one_per_dump(bool on)
@@ -45,7 +52,7 @@ void hp_gc_one_per_dump(bool on)
 
 bool hp_gc_for_dump(jvmtiEnv *jvmti)
 {
-    if (zgc && atomic_load(&hp.vm_dying)) return false;
+    if (stopped_collector && atomic_load(&hp.vm_dying)) return false;
     if (one_per_dump && collected) return true;
     collected =
         hp_jvmti_ok(jvmti, (*jvmti)->ForceGarbageCollection(jvmti), "ForceGarbageCollection");

@@ -5,9 +5,11 @@
 #include <jvmti.h>
 #include <stdbool.h>
 
-/* At VM init: notes whether the collector is ZGC, whose threads stop before
- * VM death is posted, so that a collection requested then waits for ever
- * (seen on JDK 25). Read from the threads' names (ZGC's "ZDirector", on
+/* At VM init: notes whether the collector is one whose driving thread stops
+ * before VM death is posted: ZGC, where a collection requested then waits
+ * for ever (JDK 25), and Shenandoah (JDK 17 waits for ever; JDK 25 says
+ * "Control thread is terminating, no more GCs" and collects nothing). Read
+ * from the threads' names ("ZDirector", "Shenandoah Control Thread", on
  * JDK 17 to 25): no Java code runs for it. */
 void hp_gc_probe(void);
 /* True if no collection may be requested at VM death. */
