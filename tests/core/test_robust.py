@@ -259,6 +259,24 @@ def make_case(env):
                     self.assertEqual(kept, [])
                     self.assertIn("recovered from OutOfMemoryError 5 times", p.stdout)
 
+        def test_reachability_every_collector(self):
+            # The same under the other collectors, through both caller routes
+            # of the exact heap=sites tracker and heap=all: the tracker's weak
+            # class keys are read through Unsafe, which each collector's
+            # barriers must see (and their exits must not wait for a GC).
+            for gc in ("-XX:+UseSerialGC", "-XX:+UseParallelGC", "-XX:+UseZGC",
+                       "-XX:+UseShenandoahGC"):
+                for options in ("heap=sites,depth=8", "heap=all"):
+                    with self.subTest(gc=gc, options=options):
+                        out = os.path.join(self.dir, "gc-" + options.replace(",", "_"))
+                        p = self.java(f"{options},file={out}", ["Reachability"],
+                                      extra_jvm=(gc, "-Xmx256m"), timeout=300)
+                        self.assert_no_crash(p)
+                        self.assertEqual(p.returncode, 0, p.stderr)
+                        kept = [line for line in p.stdout.splitlines() if line.endswith(" KEPT")]
+                        self.assertEqual(kept, [])
+                        self.assertIn("class loader (warm) collected", p.stdout)
+
         # ------------------------------------------------ JNI use
 
         def test_checked_jni_every_mode(self):

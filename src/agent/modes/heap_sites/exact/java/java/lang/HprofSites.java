@@ -2,8 +2,8 @@
  * heap=sites (exact mode): the tracker that rewritten allocation sites call.
  * Defined like HprofTracker into java.base at VMStart (see instrument.h); it
  * is never rewritten and calls no rewritten code: only itself, its natives,
- * Thread.currentThread, Object.getClass and jdk.internal.misc.Unsafe
- * intrinsics. enter, exit and the allocation hooks read no volatile and
+ * Thread.currentThread, Object.getClass, Reference.get (a leaf, left as it
+ * was) and jdk.internal.misc.Unsafe intrinsics. enter, exit and the allocation hooks read no volatile and
  * make no Unsafe access: both would hamper the JIT in every method that
  * inlines them (objInit reads the volatile `pending`, as before).
  *
@@ -75,7 +75,6 @@ public final class HprofSites {
     /* Site index (site >> 5) -> the key (classKey) of its objects' class,
      * once a tag saw it. */
     private static volatile Object[] siteKey = new Object[1024];
-    @Stable private static long REFERENT; /* offset of Reference.referent */
 
     /* Every thread's state, for the agent; written under the class lock. */
     private static HprofSites[] all = new HprofSites[16];
@@ -603,10 +602,13 @@ public final class HprofSites {
         return key == null || key instanceof Class ? (Class<?>) key : referent(key);
     }
 
-    /* Out of line: an Unsafe access would hamper the JIT where inlined. */
-    @DontInline
+    /* Reference.get, the one read of a referent every collector's barriers
+     * make right (a leaf: the rewriter adds nothing to it). An Unsafe read
+     * is not: Shenandoah's C1 barrier took it for a strong load and handed
+     * out the mirror of a class being unloaded (JDK 25: a crash in its
+     * update-references phase, 2 runs in 8 of tests/core's Reachability). */
     private static Class<?> referent(Object weak) {
-        return (Class<?>) U.getReference(weak, REFERENT);
+        return (Class<?>) ((java.lang.ref.Reference<?>) weak).get();
     }
 
     /* The slot of (site, window of callers), created if new; -1 when out of
@@ -761,8 +763,8 @@ public final class HprofSites {
         index = idx;
     }
 
-    /* A key that is not the class itself is compared out of line (the
-     * class of a key is found only if it is still loaded). */
+    /* A key that is not the class itself finds its class only while that
+     * is loaded. */
     private int derived(int site, Class<?> c) {
         int[] ds = dSite;
         if (ds != null) {
@@ -1095,7 +1097,6 @@ public final class HprofSites {
         STATICS = U.staticFieldBase(f);
         PENDING = U.staticFieldOffset(f);
         LOCKED = U.staticFieldOffset(HprofSites.class.getDeclaredField("locked"));
-        REFERENT = U.objectFieldOffset(java.lang.ref.Reference.class, "referent");
         int depth = config(0);
         W = depth > 1 ? 1 + depth : 1;
         WINDOW = config(4) == 0;
