@@ -259,6 +259,22 @@ def make_case(env):
                     self.assertEqual(kept, [])
                     self.assertIn("recovered from OutOfMemoryError 5 times", p.stdout)
 
+        def test_reachability_of_ended_virtual_threads(self):
+            # A virtual thread's state stays registered after it ends (no
+            # ThreadEnd); it must not keep the thread, nor what its task held.
+            # cpu=times and cpu=old (HprofTracker) still do until the state is
+            # reused (cpu_times README).
+            for options in [m for m in MODES if m not in ("cpu=times", "cpu=old")]:
+                with self.subTest(options):
+                    out = os.path.join(self.dir, "vt-" + options.replace(",", "_"))
+                    p = self.java(f"{options},file={out}", ["Reachability", "vthread"])
+                    self.assert_no_crash(p)
+                    self.assertEqual(p.returncode, 0, p.stderr)
+                    if "no virtual threads" in p.stdout:
+                        self.assertLess(env.java_version(), 21, p.stdout)
+                        continue
+                    self.assertEqual(p.stdout.count(" collected"), 4, p.stdout)
+
         def test_reachability_every_collector(self):
             # The same under the other collectors, through both caller routes
             # of the exact heap=sites tracker and heap=all: the tracker's weak

@@ -107,8 +107,39 @@ public class Reachability implements Cloneable {
         "ArrayList.grow", "lambda", "String.concat", "hidden class", "class loader"};
 
     static Object[] held;
+    static volatile Object sink;
+
+    /* A virtual thread (JDK 21+, started by reflection) whose finished task
+     * captured an array: the array, null where there are none. */
+    static Object finishedVirtualThread() throws Throwable {
+        java.lang.reflect.Method start;
+        try {
+            start = Thread.class.getMethod("startVirtualThread", Runnable.class);
+        } catch (NoSuchMethodException e) {
+            return null;
+        }
+        int[] captured = new int[1 << 20];
+        ((Thread) start.invoke(null, (Runnable) () -> sink = captured.length)).join();
+        return captured;
+    }
 
     public static void main(String[] args) throws Throwable {
+        if (args.length > 0 && args[0].equals("vthread")) {
+            /* Several, so that a state handed from one to the next is seen. */
+            List<WeakReference<Object>> refs = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                Object o = finishedVirtualThread();
+                if (o == null) {
+                    System.out.println("no virtual threads");
+                    return;
+                }
+                refs.add(new WeakReference<>(o));
+            }
+            System.gc();
+            for (WeakReference<Object> r : refs)
+                System.out.println("virtual thread's task" + (r.get() == null ? " collected" : " KEPT"));
+            return;
+        }
         if (args.length > 0 && args[0].equals("hold")) {
             /* A heap of some 40 MB that the exit dump must write. */
             held = new Object[500000];

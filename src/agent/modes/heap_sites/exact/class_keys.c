@@ -1,5 +1,6 @@
 /* The tracker's keys for classes (HprofSites.classKey): what it keeps of a
- * class it learned, for a site's objects or a DYN site's derived sites.
+ * class it learned, for a site's objects or a DYN site's derived sites;
+ * and the weak references to threads its states keep (HprofSites.weak).
  * A class that can never be unloaded (not hidden, of the boot, platform or
  * system class loader, which live as long as the JVM) is its own key. Any
  * other is held by a WeakReference the agent makes without running Java
@@ -116,7 +117,12 @@ static bool permanent(jvmtiEnv *jvmti, JNIEnv *jni, jclass c)
 jobject hp_sites_exact_class_key(jvmtiEnv *jvmti, JNIEnv *jni, jclass c)
 {
     if (weak_class == NULL) return NULL;
-    if (permanent(jvmti, jni, c)) return c;
+    return permanent(jvmti, jni, c) ? c : hp_sites_exact_weak(jni, c);
+}
+
+jobject hp_sites_exact_weak(JNIEnv *jni, jobject o)
+{
+    if (weak_class == NULL) return NULL;
     /* Not counted: an allocation of the agent's own. */
     hp_sites_exact_vm_alloc_ignore(true);
     jobject r = (*jni)->AllocObject(jni, weak_class);
@@ -126,6 +132,14 @@ jobject hp_sites_exact_class_key(jvmtiEnv *jvmti, JNIEnv *jni, jclass c)
         return NULL;
     }
     (*jni)->SetObjectField(jni, r, f_queue, no_queue);
-    (*jni)->SetObjectField(jni, r, f_referent, c);
+    (*jni)->SetObjectField(jni, r, f_referent, o);
     return r;
+}
+
+jobject hp_sites_exact_weak_get(JNIEnv *jni, jobject key)
+{
+    if (key == NULL || weak_class == NULL || !(*jni)->IsInstanceOf(jni, key, weak_class))
+        return key ? (*jni)->NewLocalRef(jni, key) : NULL;
+    /* JNI reads a referent as Reference.get does: kept alive, or NULL. */
+    return (*jni)->GetObjectField(jni, key, f_referent);
 }

@@ -44,6 +44,11 @@ static inline bool hp_sites_exact_tags_all(void)
  * error message, if references cannot be made. */
 bool hp_sites_exact_class_keys_init(JNIEnv *jni);
 jobject hp_sites_exact_class_key(jvmtiEnv *jvmti, JNIEnv *jni, jclass c);
+/* class_keys.c: a new WeakReference to `o` (HprofSites.weak), NULL on
+ * failure; get: a local reference to what a key or weak reference refers
+ * to (NULL if cleared), or to `key` itself if it is neither. */
+jobject hp_sites_exact_weak(JNIEnv *jni, jobject o);
+jobject hp_sites_exact_weak_get(JNIEnv *jni, jobject key);
 
 /* natives.c: learns the JVM's array layout that config() hands the tracker;
  * false if it fits no known layout. */

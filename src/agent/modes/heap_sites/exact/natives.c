@@ -167,6 +167,18 @@ JNIEXPORT jobject JNICALL Java_java_lang_HprofSites_classKey(JNIEnv *jni, jclass
     return key;
 }
 
+JNIEXPORT jobject JNICALL Java_java_lang_HprofSites_weak(JNIEnv *jni, jclass k, jobject o)
+{
+    (void)k;
+    if (o == NULL || !native_begin()) return NULL; /* engage() links the native with null */
+    hp_in_agent_enter();
+    jobject r = hp_sites_exact_weak(jni, o);
+    if (r) (*hp.jvmti)->SetTag(hp.jvmti, r, (jlong)hp_objid_new(0)); /* the tracker's own */
+    hp_in_agent_leave(hp.jvmti, jni);
+    native_end();
+    return r;
+}
+
 JNIEXPORT void JNICALL Java_java_lang_HprofSites_backoff(JNIEnv *jni, jclass k, jint round)
 {
     (void)k;

@@ -22,7 +22,7 @@ bool hp_sites_exact_tally_init(JNIEnv *jni, jclass tracker_class)
     m_retire = (*jni)->GetStaticMethodID(jni, tracker, "retire", "()Ljava/lang/HprofSites;");
     m_states = (*jni)->GetStaticMethodID(jni, tracker, "states", "()[Ljava/lang/HprofSites;");
     m_ended = (*jni)->GetStaticMethodID(jni, tracker, "ended", "()[Ljava/lang/HprofSites;");
-    f_thread = (*jni)->GetFieldID(jni, tracker, "thread", "Ljava/lang/Thread;");
+    f_thread = (*jni)->GetFieldID(jni, tracker, "threadRef", "Ljava/lang/Object;");
     f_n = (*jni)->GetFieldID(jni, tracker, "n", "I");
     f_keys = (*jni)->GetFieldID(jni, tracker, "keys", "[I");
     f_cnt = (*jni)->GetFieldID(jni, tracker, "cnt", "[J");
@@ -51,10 +51,12 @@ static void read_state(jvmtiEnv *jvmti, JNIEnv *jni, jobject state, uint32_t ser
     jint n = (*jni)->GetIntField(jni, state, f_n);
     if (n <= 0 || (int64_t)n * width > INT32_MAX) return;
     if (hp.opt.thread && serial == 0) {
-        jobject thread = (*jni)->GetObjectField(jni, state, f_thread);
+        jobject ref = (*jni)->GetObjectField(jni, state, f_thread);
+        jobject thread = hp_sites_exact_weak_get(jni, ref);
         struct hp_thread *t = thread ? hp_thread_get(jvmti, thread) : NULL;
         serial = t ? t->serial : HP_THREAD_SERIAL_UNKNOWN;
         if (thread) (*jni)->DeleteLocalRef(jni, thread);
+        if (ref) (*jni)->DeleteLocalRef(jni, ref);
     }
     jint *keys = hp_instr_copy_array(jni, state, f_keys, n * width, false);
     jlong *cnt = hp_instr_copy_array(jni, state, f_cnt, n, true);

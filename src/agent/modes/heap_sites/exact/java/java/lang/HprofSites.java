@@ -95,6 +95,8 @@ public final class HprofSites {
      * else a WeakReference to it (made without running its constructor),
      * so that no class stays loaded for the tracker; null on failure. */
     private static native Object classKey(Class<?> c);
+    /* A new WeakReference to o, made as classKey's; null on failure. */
+    private static native Object weak(Object o);
     /* From the agent: depth, EXACT, SAMPLE, object alignment (0-3), the
      * array layout per kind: base (10+k), log2 element size (20+k). */
     private static native int config(int what);
@@ -106,7 +108,12 @@ public final class HprofSites {
 
     /* ---- one thread's state ---- */
 
-    private Thread thread; /* null once retired */
+    /* Its thread by a WeakReference (weak()), so that an ended virtual
+     * thread, whose state stays registered, is not kept with all it holds
+     * (held strongly, a finished task's captured objects stayed live); the
+     * Thread itself if weak() failed; null once retired. */
+    private Object threadRef;
+    private boolean virt; /* its thread is (was) virtual */
     private int allIndex;
 
     /* Slots 0..n-1: W key ints each, the window they were counted under,
@@ -149,8 +156,15 @@ public final class HprofSites {
     private int[] stk;
     private int sp;
 
-    private HprofSites(Thread t) {
-        this.thread = t;
+    private HprofSites(Thread t, Object ref) {
+        this.threadRef = ref;
+        this.virt = VTHREADS && t.isVirtual();
+    }
+
+    /* The state's thread; null once retired or collected. */
+    private Thread thread() {
+        Object r = threadRef;
+        return r == null || r instanceof Thread ? (Thread) r : (Thread) ((java.lang.ref.Reference<?>) r).get();
     }
 
     private boolean init() {
@@ -857,9 +871,10 @@ public final class HprofSites {
         return null;
     }
 
+    /* A virtual thread's that ended (or was collected, parked for good). */
     private static boolean ended(HprofSites s) {
-        Thread o = s.thread;
-        return o != null && o.isVirtual() && !o.isAlive();
+        Thread o = s.thread();
+        return s.virt && (o == null || !o.isAlive());
     }
 
     /* s, given to a virtual thread, as the newest in `recent`. */
@@ -871,10 +886,13 @@ public final class HprofSites {
         for (int k = 0; k < recent.length; k++) recent[k] = null;
     }
 
-    private static HprofSites adopt(HprofSites s, Thread t) {
-        s.thread.hprofSites = null;
-        s.thread.hprofStk = null;
-        s.thread = t;
+    private static HprofSites adopt(HprofSites s, Thread t, Object ref) {
+        Thread o = s.thread();
+        if (o != null) {
+            o.hprofSites = null;
+            o.hprofStk = null;
+        }
+        s.threadRef = ref;
         s.vmMarked = null;
         s.unpend();
         t.hprofSites = s;
@@ -904,6 +922,8 @@ public final class HprofSites {
     private static HprofSites added() {
         if (!engaged) return null;
         Thread t = Thread.currentThread();
+        Object ref = weak(t);
+        if (ref == null) ref = t;
         lock();
         try {
             if (!engaged) return null; /* disengaged while it waited */
@@ -912,9 +932,9 @@ public final class HprofSites {
             boolean virtual = VTHREADS && t.isVirtual();
             if (virtual) {
                 HprofSites d = reusable();
-                if (d != null) return handedOut(adopt(d, t));
+                if (d != null) return handedOut(adopt(d, t, ref));
             }
-            HprofSites s = new HprofSites(t);
+            HprofSites s = new HprofSites(t, ref);
             try {
                 if (!s.init()) return null;
                 if (nAll == all.length) {
@@ -953,7 +973,7 @@ public final class HprofSites {
      * while that thread stays the busy one. */
     private static HprofSites mine() {
         HprofSites s = last;
-        if (s != null && s.thread == Thread.currentThread()) return s;
+        if (s != null && s.thread() == Thread.currentThread()) return s;
         return found();
     }
 
@@ -967,7 +987,7 @@ public final class HprofSites {
     private static HprofSites known() {
         HprofSites s = last;
         Thread t = Thread.currentThread();
-        return s != null && s.thread == t ? s : seek(t);
+        return s != null && s.thread() == t ? s : seek(t);
     }
 
     /* t's state, without a lock; null if it has none. */
@@ -977,7 +997,7 @@ public final class HprofSites {
         int mask = tab.length - 1;
         for (int i = System.identityHashCode(t) & mask;; i = (i + 1) & mask) {
             HprofSites s = tab[i];
-            if (s == null || s.thread == t) return s;
+            if (s == null || s.thread() == t) return s;
         }
     }
 
@@ -992,7 +1012,7 @@ public final class HprofSites {
 
     private static void put(HprofSites[] tab, HprofSites s) {
         int mask = tab.length - 1;
-        int i = System.identityHashCode(s.thread) & mask;
+        int i = System.identityHashCode(s.thread()) & mask;
         while (tab[i] != null) i = (i + 1) & mask;
         tab[i] = s;
     }
@@ -1127,6 +1147,7 @@ public final class HprofSites {
         tag(null, null, 0, 0, false);
         derive(0, null);
         classKey(null);
+        weak(null);
         backoff(-1);
         sweep(-1);
         engaged = true;
@@ -1164,7 +1185,7 @@ public final class HprofSites {
             s = unplace(t);
             if (s == null) return null;
         }
-        s.thread = null;
+        s.threadRef = null;
         drop(s);
         return s;
     }
@@ -1197,9 +1218,9 @@ public final class HprofSites {
             int n = 0;
             for (int i = nAll - 1; i >= 0; i--) { /* drop() moves a visited state to i */
                 HprofSites s = all[i];
-                Thread t = s.thread;
-                if (t == null || t.isAlive()) continue;
-                if (THREAD_FIELDS) {
+                Thread t = s.thread(); /* null: collected (retired ones are out of `all`) */
+                if (t != null && t.isAlive()) continue;
+                if (THREAD_FIELDS && t != null) {
                     t.hprofSites = null;
                     t.hprofStk = null;
                 }
@@ -1243,8 +1264,9 @@ public final class HprofSites {
 
     private static void forgetStates() {
         for (int i = 0; i < nAll; i++) {
-            if (THREAD_FIELDS && all[i].thread != null) all[i].thread.hprofSites = null;
-            all[i].thread = null;
+            Thread t = all[i].thread();
+            if (THREAD_FIELDS && t != null) t.hprofSites = null;
+            all[i].threadRef = null;
         }
         last = null;
         forgetRecent();
