@@ -3,9 +3,10 @@
  * Defined like HprofTracker into java.base at VMStart (see instrument.h); it
  * is never rewritten and calls no rewritten code: only itself, its natives,
  * Thread.currentThread, Object.getClass, Reference.get (a leaf, left as it
- * was) and jdk.internal.misc.Unsafe intrinsics. enter, exit and the allocation hooks read no volatile and
- * make no Unsafe access: both would hamper the JIT in every method that
- * inlines them (objInit reads the volatile `pending`, as before).
+ * was) and jdk.internal.misc.Unsafe intrinsics. enter, exit and the
+ * allocation hooks read no volatile and make no Unsafe access: both would
+ * hamper the JIT in every method that inlines them (objInit reads the
+ * volatile `pending`, as before).
  *
  * Each thread owns one instance, found through the field hprofSites the
  * agent adds to java.lang.Thread (javac sees it in stubs/). It
@@ -164,7 +165,8 @@ public final class HprofSites {
     /* The state's thread; null once retired or collected. */
     private Thread thread() {
         Object r = threadRef;
-        return r == null || r instanceof Thread ? (Thread) r : (Thread) ((java.lang.ref.Reference<?>) r).get();
+        return r == null || r instanceof Thread ? (Thread) r
+                : (Thread) ((java.lang.ref.Reference<?>) r).get();
     }
 
     private boolean init() {
