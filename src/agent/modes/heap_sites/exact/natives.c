@@ -153,30 +153,32 @@ JNIEXPORT jint JNICALL Java_java_lang_HprofSites_derive(JNIEnv *jni, jclass k, j
     return d;
 }
 
+/* What classKey (a class: itself or a weak reference) or weak (always a
+ * weak reference) keeps of `o`; a reference it made is the tracker's own,
+ * never a live object. */
+static jobject kept(JNIEnv *jni, jobject o, bool class_key)
+{
+    if (o == NULL || !native_begin()) return NULL; /* engage() links the natives with null */
+    hp_in_agent_enter();
+    jobject r =
+        class_key ? hp_sites_exact_class_key(hp.jvmti, jni, o) : hp_sites_exact_weak(jni, o);
+    if (r && !(*jni)->IsSameObject(jni, r, o))
+        (*hp.jvmti)->SetTag(hp.jvmti, r, (jlong)hp_objid_new(0));
+    hp_in_agent_leave(hp.jvmti, jni);
+    native_end();
+    return r;
+}
+
 JNIEXPORT jobject JNICALL Java_java_lang_HprofSites_classKey(JNIEnv *jni, jclass k, jclass c)
 {
     (void)k;
-    if (c == NULL || !native_begin()) return NULL; /* engage() links the native with null */
-    hp_in_agent_enter();
-    jobject key = hp_sites_exact_class_key(hp.jvmti, jni, c);
-    /* A reference it made is the tracker's own, never a live object. */
-    if (key && !(*jni)->IsSameObject(jni, key, c))
-        (*hp.jvmti)->SetTag(hp.jvmti, key, (jlong)hp_objid_new(0));
-    hp_in_agent_leave(hp.jvmti, jni);
-    native_end();
-    return key;
+    return kept(jni, c, true);
 }
 
 JNIEXPORT jobject JNICALL Java_java_lang_HprofSites_weak(JNIEnv *jni, jclass k, jobject o)
 {
     (void)k;
-    if (o == NULL || !native_begin()) return NULL; /* engage() links the native with null */
-    hp_in_agent_enter();
-    jobject r = hp_sites_exact_weak(jni, o);
-    if (r) (*hp.jvmti)->SetTag(hp.jvmti, r, (jlong)hp_objid_new(0)); /* the tracker's own */
-    hp_in_agent_leave(hp.jvmti, jni);
-    native_end();
-    return r;
+    return kept(jni, o, false);
 }
 
 JNIEXPORT void JNICALL Java_java_lang_HprofSites_backoff(JNIEnv *jni, jclass k, jint round)
