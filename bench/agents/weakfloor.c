@@ -13,11 +13,15 @@
  * (WeakFloor.record, bench/floor/WeakFloor.java), as heap=all's tracker
  * hands them over, and no event is on: "jni" records as above, "turns"
  * too, threads taking turns (spin, then yield) for the weak reference as
- * heap=all's do, "call" returns at once (the JNI transition alone), "tag"
- * tags each object (JVM TI's tag map).
+ * heap=all's do, "own" too, each thread handling its own full buffers at
+ * its first recording after a GC (as heap=all's threads do: the JVM's
+ * storage of weak references then stays in one CPU's cache), "call"
+ * returns at once (the JNI transition alone), "tag" tags each object (JVM
+ * TI's tag map).
  */
 #include <jvmti.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <sched.h>
 #include <semaphore.h>
 #include <stdio.h>
@@ -39,7 +43,10 @@ static __thread struct chunk *mine;
 static pthread_key_t handover; /* a thread's partial buffer at its end */
 static sem_t gc_done;
 static unsigned long long recorded, tagged;
-static char route; /* 0: the event; 'j'ni, t'u'rns, 'c'all or 't'ag: WeakFloor.record */
+static char route; /* 0: the event; 'j'ni, t'u'rns, 'o'wn, 'c'all or 't'ag: WeakFloor.record */
+static atomic_uint gc_count;          /* "own": collections finished */
+static __thread unsigned my_gc_count; /* "own": the count at the thread's last look */
+static __thread struct chunk *own;    /* "own": the thread's full buffers */
 static int busy;   /* "turns": a thread makes its weak reference */
 
 static void push_full(struct chunk *c)
@@ -53,10 +60,22 @@ static void push_full(struct chunk *c)
 static void thread_ends(void *c)
 {
     if (c) push_full(c);
+    while (own) {
+        struct chunk *next = own->next;
+        push_full(own);
+        own = next;
+    }
 }
+
+static void drain(JNIEnv *jni, struct chunk *c);
 
 static void record(JNIEnv *jni, jobject object, jlong size)
 {
+    if (route == 'o' && my_gc_count != atomic_load_explicit(&gc_count, memory_order_relaxed)) {
+        my_gc_count = atomic_load(&gc_count);
+        drain(jni, own);
+        own = NULL;
+    }
     if (mine == NULL) {
         mine = calloc(1, sizeof *mine);
         if (mine == NULL) return;
@@ -72,7 +91,12 @@ static void record(JNIEnv *jni, jobject object, jlong size)
     mine->tag[mine->n] = size;
     if (++mine->n == CHUNK) {
         __atomic_fetch_add(&recorded, CHUNK, __ATOMIC_RELAXED);
-        push_full(mine);
+        if (route == 'o') {
+            mine->next = own;
+            own = mine;
+        } else {
+            push_full(mine);
+        }
         mine = NULL;
         pthread_setspecific(handover, NULL);
     }
@@ -88,7 +112,7 @@ static void JNICALL on_sample(jvmtiEnv *env, JNIEnv *jni, jthread thread, jobjec
 JNIEXPORT void JNICALL Java_WeakFloor_record(JNIEnv *jni, jclass k, jobject o)
 {
     (void)k;
-    if (route == 'j' || route == 'u')
+    if (route == 'j' || route == 'u' || route == 'o')
         record(jni, o, 1);
     else if (route == 't')
         (*jvmti)->SetTag(jvmti, o, 1);
@@ -97,6 +121,7 @@ JNIEXPORT void JNICALL Java_WeakFloor_record(JNIEnv *jni, jclass k, jobject o)
 static void JNICALL on_gc_finish(jvmtiEnv *env)
 {
     (void)env;
+    atomic_fetch_add(&gc_count, 1);
     sem_post(&gc_done);
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The floor of heap=all's exact route on an allocation-bound loop: WeakFloor.java (the compat
 # matrix's Workload loop) hands each object it makes to a native of agents/weakfloor.c (routes call,
-# jni, turns, tag), or keeps a java.lang.ref.WeakReference each (java). Prints the median user+sys
+# jni, own, turns, tag), or keeps a java.lang.ref.WeakReference each (java). Prints the median user+sys
 # CPU seconds of each route and its cost per object over the loop alone (none).
 # Usage: bench/floor/run.sh [--jdk 17|25] [--reps N] [--n ITERATIONS]
 set -euo pipefail
@@ -39,7 +39,7 @@ echo "JDK $jdk, $objects objects, median of $reps, load $(cut -d' ' -f1-3 /proc/
 echo "none: $base s"
 per_object() { awk -v r="$1" -v t="$2" -v b="$base" -v o="$objects" \
     'BEGIN { printf "%s: %s s, %.1f ns an object\n", r, t, (t - b) * 1e9 / o }'; }
-for route in call jni turns tag; do
+for route in call jni own turns tag; do
     per_object "$route" "$(cpu "-agentpath:$PWD/$work/libweakfloor.so=$route")"
 done
 per_object java "$(cpu -Dweakfloor.mode=java)"
