@@ -21,9 +21,9 @@
  */
 #include <jvmti.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <sched.h>
 #include <semaphore.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +47,7 @@ static char route; /* 0: the event; 'j'ni, t'u'rns, 'o'wn, 'c'all or 't'ag: Weak
 static atomic_uint gc_count;          /* "own": collections finished */
 static __thread unsigned my_gc_count; /* "own": the count at the thread's last look */
 static __thread struct chunk *own;    /* "own": the thread's full buffers */
-static int busy;   /* "turns": a thread makes its weak reference */
+static int busy;                      /* "turns": a thread makes its weak reference */
 
 static void push_full(struct chunk *c)
 {
