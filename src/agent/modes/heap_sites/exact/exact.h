@@ -53,10 +53,13 @@ jobject hp_sites_exact_weak_get(JNIEnv *jni, jobject key);
 /* natives.c: learns the JVM's array layout that config() hands the tracker;
  * false if it fits no known layout. */
 bool hp_sites_exact_learn_layout(jvmtiEnv *jvmti, JNIEnv *jni);
-/* natives.c: whether the tracker's natives that use JVM TI (tag, own,
+/* native_gate.c: whether the tracker's natives that use JVM TI (tag, own,
  * derive) work; turned off at VM death and `stop`, which returns once no
- * thread is inside one. */
+ * thread is inside one; a native enters (false: tags are stopped) and
+ * leaves. */
 void hp_sites_exact_tags_allowed(bool on);
+bool hp_sites_exact_native_enter(void);
+void hp_sites_exact_native_leave(void);
 
 /* survivors.c: `o` is recorded to be tagged with an ID of `site_bits` if
  * it is alive at a dump (false: not recorded, tag it now); the thread that

@@ -15,7 +15,6 @@
 
 #include <sched.h>
 #include <string.h>
-#include <time.h>
 
 /* Per slot, the first EXACT_TAGS objects are tagged, then one in
  * SAMPLE_EVERY (a power of two); with heap=all every one. */
@@ -23,34 +22,7 @@
 #define SAMPLE_EVERY 1024
 
 static jint align; /* object alignment in bytes */
-/* Set at VM death: threads still allocating then would contend with the
- * exit dump for JVM TI's tag map lock (heap=all: starved it for minutes).
- * Set at `stop`, which then waits for the threads inside a native (their
- * JVM TI environment is disposed of next). */
-static atomic_bool tags_stopped;
-static atomic_int in_natives;
 
-void hp_sites_exact_tags_allowed(bool on)
-{
-    atomic_store(&tags_stopped, !on);
-    const struct timespec ms = {0, 1000000};
-    while (!on && atomic_load(&in_natives) > 0)
-        nanosleep(&ms, NULL);
-}
-
-/* Around a native's use of JVM TI: false if tags are stopped. */
-static bool native_begin(void)
-{
-    atomic_fetch_add(&in_natives, 1);
-    if (!atomic_load(&tags_stopped)) return true;
-    atomic_fetch_sub(&in_natives, 1);
-    return false;
-}
-
-static void native_end(void)
-{
-    atomic_fetch_sub(&in_natives, 1);
-}
 /* Array layout per kind (Z B C S I F J D, references): size(n) =
  * align(base + n << shift), learned from the sizes of a few arrays. */
 static jint base[9], shift[9];
@@ -131,11 +103,12 @@ JNIEXPORT jint JNICALL Java_java_lang_HprofSites_tag(JNIEnv *jni, jclass k, jobj
                                                      jboolean sampled)
 {
     (void)k;
-    if (o == NULL || !native_begin()) return -1; /* engage() links the native with null */
+    if (o == NULL || !hp_sites_exact_native_enter())
+        return -1; /* engage() links the native with null */
     hp_in_agent_enter();
     jint r = tag(hp.jvmti, jni, o, keys, at, kid, sampled);
     hp_in_agent_leave(hp.jvmti, jni);
-    native_end();
+    hp_sites_exact_native_leave();
     return r;
 }
 
@@ -143,13 +116,14 @@ JNIEXPORT jint JNICALL Java_java_lang_HprofSites_derive(JNIEnv *jni, jclass k, j
 {
     (void)jni, (void)k;
     char *sig = NULL;
-    if (c == NULL || !native_begin()) return -1; /* engage() links the native with null */
+    if (c == NULL || !hp_sites_exact_native_enter())
+        return -1; /* engage() links the native with null */
     int d = -1;
     if ((*hp.jvmti)->GetClassSignature(hp.jvmti, c, &sig, NULL) == JVMTI_ERROR_NONE) {
         d = hp_bsite_derive(site, sig);
         (*hp.jvmti)->Deallocate(hp.jvmti, (unsigned char *)sig);
     }
-    native_end();
+    hp_sites_exact_native_leave();
     return d;
 }
 
@@ -158,14 +132,15 @@ JNIEXPORT jint JNICALL Java_java_lang_HprofSites_derive(JNIEnv *jni, jclass k, j
  * never a live object. */
 static jobject kept(JNIEnv *jni, jobject o, bool class_key)
 {
-    if (o == NULL || !native_begin()) return NULL; /* engage() links the natives with null */
+    if (o == NULL || !hp_sites_exact_native_enter())
+        return NULL; /* engage() links the natives with null */
     hp_in_agent_enter();
     jobject r =
         class_key ? hp_sites_exact_class_key(hp.jvmti, jni, o) : hp_sites_exact_weak(jni, o);
     if (r && !(*jni)->IsSameObject(jni, r, o))
         (*hp.jvmti)->SetTag(hp.jvmti, r, (jlong)hp_objid_new(0));
     hp_in_agent_leave(hp.jvmti, jni);
-    native_end();
+    hp_sites_exact_native_leave();
     return r;
 }
 
@@ -192,22 +167,22 @@ JNIEXPORT void JNICALL Java_java_lang_HprofSites_backoff(JNIEnv *jni, jclass k, 
 JNIEXPORT void JNICALL Java_java_lang_HprofSites_sweep(JNIEnv *jni, jclass k, jint link)
 {
     (void)k;
-    if (link < 0 || !native_begin()) return; /* engage() links the native with -1 */
+    if (link < 0 || !hp_sites_exact_native_enter()) return; /* engage() links the native with -1 */
     hp_in_agent_enter();
     hp_sites_exact_fold_ended(hp.jvmti, jni);
     hp_in_agent_leave(hp.jvmti, jni);
-    native_end();
+    hp_sites_exact_native_leave();
 }
 
 JNIEXPORT void JNICALL Java_java_lang_HprofSites_own(JNIEnv *jni, jclass k, jobject o)
 {
     (void)k;
-    if (!native_begin()) return;
+    if (!hp_sites_exact_native_enter()) return;
     hp_in_agent_enter();
     /* Site bits 0: tagged, so never counted as an untagged live object. */
     (*hp.jvmti)->SetTag(hp.jvmti, o, (jlong)hp_objid_new(0));
     hp_in_agent_leave(hp.jvmti, jni);
-    native_end();
+    hp_sites_exact_native_leave();
 }
 
 JNIEXPORT jint JNICALL Java_java_lang_HprofSites_config(JNIEnv *jni, jclass k, jint what)
