@@ -18,7 +18,7 @@ cmake --build build -j"$jobs"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DHPROF_SANITIZE=ON >/dev/null
 cmake --build build-asan -j"$jobs"
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DHPROF_TSAN=ON >/dev/null
-cmake --build build-tsan -j"$jobs" --target unit_table unit_error unit_cpu_samples_ring unit_heap_dump_splice
+cmake --build build-tsan -j"$jobs" --target unit_table unit_error unit_cpu_samples_ring unit_heap_dump_splice unit_native_gate
 
 status=0
 (cd build && ctest --output-on-failure -j"$jobs") || status=1
