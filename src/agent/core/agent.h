@@ -10,6 +10,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Thread-local storage of the initial-exec model: a plain TLS load, never a
+ * __tls_get_addr call (per object on the allocation hooks' paths), and never
+ * the dynamic TLS allocator a first access through it may reach (signal
+ * handlers read some). */
+#define HP_TLS _Thread_local __attribute__((tls_model("initial-exec")))
+
 struct hp_agent {
     JavaVM *vm;
     jvmtiEnv *jvmti;

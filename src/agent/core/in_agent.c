@@ -1,11 +1,10 @@
 #include "agent/core/in_agent.h"
+#include "agent/core/agent.h"
 
 #include <stdatomic.h>
 #include <time.h>
 
-/* initial-exec: read from a signal handler, which must not reach the
- * dynamic TLS allocator that a first access through __tls_get_addr may. */
-#define HP_TLS _Thread_local __attribute__((tls_model("initial-exec")))
+/* HP_TLS (agent.h): read from a signal handler. */
 
 static HP_TLS unsigned depth;
 /* Lock-free, so that the handler may add to them. */

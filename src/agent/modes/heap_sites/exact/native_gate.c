@@ -13,6 +13,7 @@
  * membarrier is missing (Linux before 4.14, a seccomp filter), each entry
  * pays a full fence instead. Slots of ended threads are reused, never
  * freed. */
+#include "agent/core/agent.h"
 #include "agent/modes/heap_sites/exact/exact.h"
 
 #include <linux/membarrier.h>
@@ -30,7 +31,7 @@ struct slot {
 };
 
 static struct slot *_Atomic slots;
-static _Thread_local __attribute__((tls_model("initial-exec"))) struct slot *mine;
+static HP_TLS struct slot *mine;
 static pthread_key_t slot_key;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static bool key_made, asymmetric;

@@ -66,12 +66,10 @@ static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct chunk *all;                                     /* under list_lock */
 static pthread_mutex_t dump_lock = PTHREAD_MUTEX_INITIALIZER; /* one drain at a time */
 static atomic_uint gc_count;                                  /* collections finished */
-/* initial-exec: a plain TLS load, not a __tls_get_addr call per object. */
-#define TLS _Thread_local __attribute__((tls_model("initial-exec")))
-static TLS struct chunk *mine; /* the chunk being appended to */
-static TLS struct owner *me;
-static TLS unsigned my_gc_count;     /* the collections counted at its last look */
-static TLS bool my_due;              /* it may have chunks to handle */
+static HP_TLS struct chunk *mine;                             /* the chunk being appended to */
+static HP_TLS struct owner *me;
+static HP_TLS unsigned my_gc_count;  /* the collections counted at its last look */
+static HP_TLS bool my_due;           /* it may have chunks to handle */
 static pthread_key_t thread_end_key; /* hands an ending thread's chunks over */
 /* Threads that record objects at the same time take turns for the weak
  * reference, spinning briefly, so that the JVM's allocation mutex of JNI
@@ -81,7 +79,7 @@ static pthread_key_t thread_end_key; /* hands an ending thread's chunks over */
  * EPYC). A thread alone (the last chunk was its own too) takes no turn. */
 static atomic_bool weak_busy;
 static _Atomic uintptr_t last_taker;
-static TLS bool shared;
+static HP_TLS bool shared;
 static sem_t gc_done;
 static atomic_bool started, stopping;
 static atomic_bool draining;   /* the tagger thread runs */
