@@ -225,6 +225,17 @@ def make_case(env):
                 self.assertLessEqual(r["live_bytes"], r["alloc_bytes"], site)
                 self.assertEqual(r["live_bytes"], r["live_objs"] * each, site)
 
+        def test_live_bytes_apart_from_objects_no_site_counted(self):
+            # A class's only site, past its 512 tagged objects: its live bytes
+            # at its own size, not at the mean of every untagged survivor
+            # (here also a hidden class's smaller arrays).
+            n = 1000
+            _, t = self.run_prog("foreign", ",cutoff=0", "foreign", n)
+            r = self.one_row(t, "SitesProg$Mark[]", [self.at("foreign", "foreign")])
+            each = array_size(4, 10)
+            self.assertEqual((r["alloc_objs"], r["alloc_bytes"]), (n, n * each))
+            self.assertEqual((r["live_objs"], r["live_bytes"]), (n, n * each))
+
         def test_constructor_arguments_made_among_other_objects(self):
             # 20 boxes reach Object.<init> between each `new Args` and its
             # own: its site still learns its class, and every one counts.

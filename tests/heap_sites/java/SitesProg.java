@@ -377,6 +377,27 @@ public class SitesProg {
     }
 
     // Virtual threads that park between allocations (JDK 21+): `rounds`
+    static final class Mark { }
+
+    // n Mark[10] at one site, and n Mark[5] that a hidden copy of
+    // HiddenMaker makes: code no rewriter sees, whose objects no site counts.
+    static void foreign(int n) throws Exception {
+        for (int i = 0; i < n; i++) kept.add(new Mark[10]); // SITE foreign
+        byte[] bytes;
+        try (java.io.InputStream in = SitesProg.class.getResourceAsStream("/HiddenMaker.class")) {
+            bytes = in.readAllBytes();
+        }
+        java.lang.invoke.MethodHandles.Lookup hidden =
+                java.lang.invoke.MethodHandles.lookup().defineHiddenClass(bytes, true);
+        java.lang.invoke.MethodHandle make = hidden.findStatic(hidden.lookupClass(), "make",
+                java.lang.invoke.MethodType.methodType(void.class, int.class, List.class));
+        try {
+            make.invokeExact(n, kept);
+        } catch (Throwable e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     // rounds of n allocations two frames below the task, each round
     // followed by a 1 ms sleep, so the thread continues on any carrier.
     static void vparks(int t, int n, int rounds) throws Exception {
@@ -424,8 +445,16 @@ public class SitesProg {
             case "survivors": survivors(Integer.parseInt(args[2]), n); break;
             case "outlive": outlive(n, Integer.parseInt(args[2])); break;
             case "jvmmade": jvmMade(n); break;
+            case "foreign": foreign(n); break;
             default: throw new IllegalArgumentException(args[0]);
         }
         sink = null;
+    }
+}
+
+// Read as bytes and defined as a hidden class by SitesProg.foreign, never loaded by name.
+final class HiddenMaker {
+    static void make(int n, List<Object> into) {
+        for (int i = 0; i < n; i++) into.add(new SitesProg.Mark[5]);
     }
 }

@@ -251,7 +251,8 @@ static bool walk_late_classes(jvmtiEnv *jvmti, struct walk *w, const uint32_t *c
  * their estimated untagged survivors (sampled tags), or by their untagged
  * allocations when no sampled tag survived; never more than a key's untagged
  * allocations, their bytes at the key's mean allocation size. A class
- * allocated at one key only is exact. */
+ * allocated at one key only is exact, its bytes too when that key takes all
+ * of the class's untagged survivors. */
 struct class_sum {
     double est, untagged;
     uint32_t keys;
@@ -296,10 +297,12 @@ static void estimate(const struct walk *w, uint32_t n_keys, const uint32_t *cls,
             if (n > untagged) n = untagged;
             uint64_t extra = (uint64_t)n;
             objs += extra;
-            /* A class's arrays differ in size from site to site: past a
-             * class's only key, the key's own mean size places its bytes. */
-            if (cs[c].keys == 1)
-                bytes += (uint64_t)((double)w->u_bytes[c] * (double)extra / (double)w->u_objs[c]);
+            /* A class's only key that takes all its untagged survivors has
+             * their bytes; otherwise the key's own mean size places them (a
+             * class's arrays differ in size from site to site, and survivors
+             * no key counted, from hidden classes say, move its mean). */
+            if (cs[c].keys == 1 && extra == w->u_objs[c])
+                bytes += w->u_bytes[c];
             else if (t->objs)
                 bytes += (uint64_t)((double)t->bytes * (double)extra / (double)t->objs);
             if (bytes > t->bytes) bytes = t->bytes;
