@@ -4,7 +4,7 @@ import javax.management.ObjectName;
 
 /**
  * Keeps exactly COUNT instances of CliTestObj reachable, prints the JVM's own
- * class-histogram line for it and writes a live heap dump to args[0]; with
+ * class-histogram lines for it and its array and writes a live heap dump to args[0]; with
  * "--wait" instead, prints "READY" and waits on stdin while an outside
  * `jcmd <pid> GC.heap_dump` runs.
  */
@@ -19,7 +19,8 @@ public class CliDumpTest {
                 new ObjectName("com.sun.management:type=DiagnosticCommand"), "gcClassHistogram",
                 new Object[] {new String[0]}, new String[] {String[].class.getName()});
         for (String line : histo.split("\n"))
-            if (line.trim().endsWith(" CliTestObj")) System.out.println("JVMHISTO " + line.trim());
+            if (line.trim().endsWith("CliTestObj") || line.trim().endsWith("[LCliTestObj;"))
+                System.out.println("JVMHISTO " + line.trim());
         if (args[0].equals("--wait")) {
             System.out.println("READY");
             System.out.flush();

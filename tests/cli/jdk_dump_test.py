@@ -5,8 +5,9 @@ Runs CliDumpTest on the given JDK (it keeps exactly 12345 CliTestObj
 instances, prints the JVM's class-histogram row for them and dumps its heap
 with HotSpotDiagnosticMXBean.dumpHeap), then checks that
   - `hprof verify` accepts the dump (exit 0, "OK" summary line),
-  - `hprof histo` reports exactly 12345 CliTestObj instances and the same
-    byte total as the JVM's own class histogram,
+  - `hprof histo` reports exactly 12345 CliTestObj instances and one
+    CliTestObj[], with the same byte totals as the JVM's own class
+    histogram (JDK 24+: also with compact object headers, --model compact),
   - `hprof summary`, `records`, `threads` and `text` succeed, and the main
     thread's stack names CliDumpTest.main,
   - a truncated copy of the dump is rejected with exit 1 and the documented
@@ -48,35 +49,11 @@ def main():
                os.path.join(src, "CliDumpTest.java")])
     if res.returncode:
         fail("javac", res)
-    dump = os.path.join(work, "dump.hprof")
-    res = run([os.path.join(java_home, "bin", "java"), "-Xmx256m", "-cp", work, "CliDumpTest", dump])
-    if res.returncode:
-        fail("java", res)
-    m = re.search(r"JVMHISTO\s+\d+:\s+(\d+)\s+(\d+)\s+CliTestObj", res.stdout)
-    if not m or int(m.group(1)) != COUNT:
-        fail("JVM histogram line missing or wrong", res)
-    jvm_bytes = int(m.group(2))
-
-    res = run([hprof, "verify", dump])
-    if res.returncode or not re.match(r".*: OK: JAVA PROFILE 1\.0\.2, ID size 8, ", res.stdout):
-        fail("hprof verify", res)
-    print(res.stdout.strip())
-
-    res = run([hprof, "histo", dump])
-    if res.returncode:
-        fail("hprof histo", res)
-    row = re.search(r"^\s*\d+:\s+(\d+)\s+(\d+)\s+CliTestObj$", res.stdout, re.M)
-    if not row:
-        fail("no CliTestObj row in histo", res)
-    count, nbytes = int(row.group(1)), int(row.group(2))
-    print(f"histo: CliTestObj {count} instances, {nbytes} bytes; JVM: {COUNT} instances, {jvm_bytes} bytes")
-    if count != COUNT:
-        fail(f"histo counted {count} CliTestObj, expected {COUNT}")
-    if nbytes != jvm_bytes:
-        fail(f"histo estimated {nbytes} bytes, the JVM reports {jvm_bytes}")
-    arr = re.search(r"^\s*\d+:\s+1\s+\d+\s+CliTestObj\[\]$", res.stdout, re.M)
-    if not arr:
-        fail("no single CliTestObj[] row in histo", res)
+    dump = dump_and_compare_histo(java_home, hprof, work, "dump", [], [])
+    # JDK 24+: compact object headers, the `compact` shallow-size model.
+    if jdk_feature(java_home) >= 24:
+        dump_and_compare_histo(java_home, hprof, work, "compact", ["-XX:+UseCompactObjectHeaders"],
+                               ["--model", "compact"])
 
     for sub in ("summary", "records", "text"):
         res = run([hprof, sub, dump])
@@ -101,6 +78,50 @@ def main():
     jcmd_dump(java_home, hprof, work)
     shutil.rmtree(work, ignore_errors=True)
     print("PASS")
+
+
+def jdk_feature(java_home):
+    with open(os.path.join(java_home, "release")) as f:
+        m = re.search(r'^JAVA_VERSION="(\d+)', f.read(), re.M)
+    return int(m.group(1)) if m else 0
+
+
+def dump_and_compare_histo(java_home, hprof, work, name, jvm_flags, model):
+    """Dumps CliDumpTest's heap, checks `hprof verify`, then that `hprof histo`
+    (with the model options given) has the JVM's own counts and bytes for
+    CliTestObj and its array. Returns the dump's path."""
+    dump = os.path.join(work, name + ".hprof")
+    res = run([os.path.join(java_home, "bin", "java"), "-Xmx256m"] + jvm_flags +
+              ["-cp", work, "CliDumpTest", dump])
+    if res.returncode:
+        fail("java", res)
+    jvm = {}
+    for cls, label in (("CliTestObj", "CliTestObj"), (r"\[LCliTestObj;", "CliTestObj[]")):
+        m = re.search(r"^JVMHISTO\s+\d+:\s+(\d+)\s+(\d+)\s+" + cls + "$", res.stdout, re.M)
+        if not m:
+            fail(f"JVM histogram line for {label} missing", res)
+        jvm[label] = (int(m.group(1)), int(m.group(2)))
+    if jvm["CliTestObj"][0] != COUNT or jvm["CliTestObj[]"][0] != 1:
+        fail("JVM histogram counts wrong", res)
+
+    res = run([hprof, "verify", dump])
+    if res.returncode or not re.match(r".*: OK: JAVA PROFILE 1\.0\.2, ID size 8, ", res.stdout):
+        fail("hprof verify", res)
+    print(res.stdout.strip())
+
+    res = run([hprof, "histo"] + model + [dump])
+    if res.returncode:
+        fail("hprof histo", res)
+    for label, (count, nbytes) in jvm.items():
+        row = re.search(r"^\s*\d+:\s+(\d+)\s+(\d+)\s+" + re.escape(label) + "$", res.stdout, re.M)
+        if not row:
+            fail(f"no {label} row in histo", res)
+        got = (int(row.group(1)), int(row.group(2)))
+        print(f"{name}: histo {' '.join(model) or '(coops)'}: {label} {got[0]} instances, "
+              f"{got[1]} bytes; JVM: {count} instances, {nbytes} bytes")
+        if got != (count, nbytes):
+            fail(f"histo has {got} for {label}, the JVM's histogram {(count, nbytes)}")
+    return dump
 
 
 def histo_count(hprof, dump):

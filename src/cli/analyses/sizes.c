@@ -5,6 +5,7 @@
 static const hp_model models[] = {
     {"coops", 12, 16, 4, 8},
     {"wide", 16, 20, 8, 8},
+    {"compact", 8, 12, 4, 8},
     {"raw", 0, 0, 0, 1},
 };
 

@@ -19,8 +19,10 @@ typedef struct {
 } hp_model;
 
 /* Looks up "coops" (default: 64-bit, compressed oops and class pointers),
- * "wide" (64-bit without compression) or "raw" (bytes of the HPROF record
- * payload, no header, no alignment). Returns NULL for other names. */
+ * "wide" (64-bit without compression), "compact" (JDK 24+
+ * -XX:+UseCompactObjectHeaders: an 8-byte header) or "raw" (bytes of the
+ * HPROF record payload, no header, no alignment). Returns NULL for other
+ * names. */
 const hp_model *hp_model_find(const char *name);
 const hp_model *hp_model_default(void);
 
