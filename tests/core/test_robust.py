@@ -176,6 +176,24 @@ def make_case(env):
                     p = self.java(f"depth=1024,{options}", ["Minimal"])
                     self.assertEqual((p.returncode, p.stdout), (0, "minimal\n"), p.stderr)
 
+        def test_mandatory_class_data_sharing_is_explained(self):
+            # The exact modes turn class data sharing off; with it made
+            # mandatory the JVM refuses to start, and the agent says why.
+            # The other modes keep it and run.
+            for options in ("heap=sites", "cpu=times"):
+                for how in ([["-Xshare:on"], None], [[], {"JAVA_TOOL_OPTIONS": "-Xshare:on"}]):
+                    with self.subTest(options=options, how=how):
+                        env_vars = dict(os.environ, **how[1]) if how[1] else None
+                        p = self.java(options, ["Minimal"], extra_jvm=how[0], env=env_vars)
+                        self.assertNotEqual(p.returncode, 0, p.stderr)
+                        self.assertIn("HPROF ERROR: -Xshare:on makes class data sharing mandatory",
+                                      p.stderr)
+            for options in ("heap=sites,alloc_interval=524288", "cpu=samples", "heap=dump"):
+                with self.subTest(options=options):
+                    p = self.java(options, ["Minimal"], extra_jvm=["-Xshare:on"])
+                    self.assertEqual((p.returncode, p.stdout), (0, "minimal\n"), p.stderr)
+                    self.assertNotIn("HPROF ERROR", p.stderr)
+
         # ------------------------------------------------ outputs that block
 
         def test_fifo_without_reader(self):

@@ -3,6 +3,7 @@
 #include "agent/core/agent.h"
 #include "agent/core/error.h"
 #include "agent/core/in_agent.h"
+#include "agent/core/jvm_args.h"
 #include "agent/instrument/frames.h"
 #include "agent/instrument/intrinsics.h"
 #include "agent/instrument/numbers.h"
@@ -401,6 +402,15 @@ static bool first_client(struct hp_setup *s)
     s->wanted->can_generate_all_class_hook_events = 1;
     s->wanted->can_generate_early_class_hook_events = 1;
     s->wanted->can_generate_early_vmstart = 1;
+    /* The JVM's own message says only that it could not map the archive. */
+    char sharing[32];
+    hp_jvm_args_mandatory_sharing_here(sharing, sizeof sharing);
+    if (sharing[0] != '\0')
+        hp_error("%s makes class data sharing mandatory, and the JVM turns it off for an agent "
+                 "that rewrites classes from the first one loaded (exact heap=sites, heap=all, "
+                 "cpu=times, cpu=old): it will refuse to start. Leave out %s, or use "
+                 "heap=sites,alloc_interval=N or cpu=samples",
+                 sharing, sharing);
     /* Now, before the hook is enabled: the JVM refuses it once the hook
      * was on without it. */
     jvmtiCapabilities retransform = {.can_retransform_classes = 1};
