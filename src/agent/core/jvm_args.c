@@ -1,5 +1,7 @@
 #include "agent/core/jvm_args.h"
 
+#include "format/java_launcher.h"
+
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -47,31 +49,6 @@ static void words(struct sharing *st, const char *text)
     }
 }
 
-/* Launcher options whose value is the next argument. */
-static bool takes_value(const char *s, size_t n)
-{
-    static const char *const with_value[] = {
-        "-cp",
-        "-classpath",
-        "--class-path",
-        "-p",
-        "--module-path",
-        "--add-modules",
-        "--upgrade-module-path",
-        "--limit-modules",
-        "--add-reads",
-        "--add-exports",
-        "--add-opens",
-        "--patch-module",
-        "--source",
-        "--describe-module",
-        "-d",
-    };
-    for (size_t i = 0; i < sizeof with_value / sizeof with_value[0]; i++)
-        if (is(s, n, with_value[i])) return true;
-    return false;
-}
-
 /* The JVM's options on a command line: after the launcher's name, up to the
  * main class, -jar or -m (what follows is the program's). */
 static void command_line(struct sharing *st, const char *args, size_t len)
@@ -82,18 +59,12 @@ static void command_line(struct sharing *st, const char *args, size_t len)
         const char *a = args + i;
         size_t n = strnlen(a, len - i);
         i += n + 1;
-        if (first) {
-            first = false;
+        if (first || value) {
+            first = value = false;
             continue;
         }
-        if (value) {
-            value = false;
-            continue;
-        }
-        if (n == 0 || a[0] != '-' || is(a, n, "-jar") || is(a, n, "-m") || is(a, n, "--module") ||
-            starts(a, n, "--module="))
-            return;
-        if (takes_value(a, n))
+        if (n == 0 || a[0] != '-' || hp_launcher_names_main(a) || starts(a, n, "--module=")) return;
+        if (hp_launcher_takes_value(a))
             value = true;
         else
             option(st, a, n);
@@ -124,7 +95,7 @@ static char *read_cmdline(size_t *len)
     for (;;) {
         if (n == cap) {
             size_t bigger = cap ? cap * 2 : 4096;
-            char *p = bigger <= ((size_t)64 << 20) ? realloc(buf, bigger) : NULL;
+            char *p = bigger <= ((size_t)64 << 20) ? realloc(buf, bigger + 1) : NULL;
             if (p == NULL) {
                 free(buf);
                 buf = NULL;
@@ -139,6 +110,7 @@ static char *read_cmdline(size_t *len)
         n += (size_t)r;
     }
     close(fd);
+    if (buf != NULL) buf[n] = '\0'; /* the last argument ends even if cut short */
     *len = n;
     return buf;
 }

@@ -13,10 +13,9 @@
 /* The option that makes class data sharing mandatory ("-Xshare:on" or
  * JDK 24+'s "-XX:AOTMode=on"), copied into out; "" when sharing may be off.
  * The JVM refuses to start with it while an agent hooks class loading from
- * the start (it turns sharing off). The four sources are NUL-separated
- * argument lists of n bytes (the command line, as in /proc/self/cmdline)
- * or whitespace-separated strings (the environment variables, NULL when
- * unset). */
+ * the start (it turns sharing off). The command line is n bytes of
+ * NUL-terminated arguments (as in /proc/self/cmdline), the environment
+ * variables whitespace-separated words (NULL when unset). */
 void hp_jvm_args_mandatory_sharing(const char *tool_options, const char *jdk_java_options,
                                    const char *cmdline, size_t cmdline_len,
                                    const char *java_options, char *out, size_t out_len);

@@ -1,5 +1,7 @@
 #include "cli/record/jvm_proc.h"
 
+#include "format/java_launcher.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -114,30 +116,6 @@ static void read_version(struct hp_jvm *j, const char *libjvm)
     }
 }
 
-/* java's options that take the next argument as their value. */
-static bool takes_value(const char *a)
-{
-    static const char *const names[] = {"-cp",
-                                        "-classpath",
-                                        "--class-path",
-                                        "-p",
-                                        "--module-path",
-                                        "--add-modules",
-                                        "--upgrade-module-path",
-                                        "--limit-modules",
-                                        "--add-reads",
-                                        "--add-exports",
-                                        "--add-opens",
-                                        "--patch-module",
-                                        "--source",
-                                        "-d",
-                                        "--describe-module",
-                                        "--enable-native-access"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(a, names[i]) == 0) return true;
-    return false;
-}
-
 /* The main class, -jar file or -m module from the NUL-separated argv. */
 static void read_main(struct hp_jvm *j, const char *cmdline, size_t len)
 {
@@ -146,9 +124,8 @@ static void read_main(struct hp_jvm *j, const char *cmdline, size_t len)
     const char *a = cmdline + strnlen(cmdline, len) + 1; /* past argv[0] */
     for (; a < end; a += strnlen(a, (size_t)(end - a)) + 1) {
         if (strcmp(a, "-XX:+DisableAttachMechanism") == 0) j->attach_disabled = true;
-        bool names_main =
-            strcmp(a, "-jar") == 0 || strcmp(a, "-m") == 0 || strcmp(a, "--module") == 0;
-        if (names_main || takes_value(a)) {
+        bool names_main = hp_launcher_names_main(a);
+        if (names_main || hp_launcher_takes_value(a)) {
             a += strnlen(a, (size_t)(end - a)) + 1;
             if (names_main && a < end) {
                 snprintf(j->main, sizeof j->main, "%s", a);
