@@ -59,6 +59,9 @@ static void push_full(struct chunk *c)
 
 static void thread_ends(void *c)
 {
+    /* Java code may still run on this thread in a later key destructor (a
+     * callback attaching it again): it starts a new buffer. */
+    mine = NULL;
     if (c) push_full(c);
     while (own) {
         struct chunk *next = own->next;
