@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 ../deps.sh
 pkgs=(groovy clojure jruby rhino bsh scala kotlin ant libsaxonhe-java libderby-java libhsqldb-java
-      libjetty9-java libpdfbox2-java libbatik-java antlr4 javacc jflex cup checkstyle ecj closure-compiler
+      libjetty9-java libjna-java libpdfbox2-java libbatik-java antlr4 javacc jflex cup checkstyle ecj closure-compiler
       libjs-jquery)
 missing=()
 for p in "${pkgs[@]}"; do
