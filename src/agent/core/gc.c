@@ -10,7 +10,7 @@
 static const char *stopped_collector;
 /* hp_gc_one_per_dump's state, per thread: dumps on other threads (net=
  * commands) collect for themselves. */
-static _Thread_local bool one_per_dump, collected;
+static HP_TLS bool one_per_dump, collected;
 
 /* Stops the listing at the thread that drives ZGC or Shenandoah. */
 static bool no_driver(pid_t tid, void *arg)

@@ -59,7 +59,7 @@ static struct {
     bool exiting; /* the listener is ending the VM */
 } ls = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, -1, {-1, -1}, false, false};
 
-static _Thread_local bool on_listener;
+static HP_TLS bool on_listener;
 
 /* Reads exactly n bytes. False at the end of the stream, on an error, or
  * when told to stop; a closed peer is therefore never polled again. */

@@ -24,8 +24,8 @@ static const struct hp_monitor_encoder *enc = &hp_monitor_ascii;
 
 /* Events arrive on the thread that waits, so plain thread-locals hold the
  * pending contention or wait. */
-static _Thread_local uint32_t pending;
-static _Thread_local uint64_t enter_ns, wait_ns;
+static HP_TLS uint32_t pending;
+static HP_TLS uint64_t enter_ns, wait_ns;
 
 static const jvmtiEvent events[] = {
     JVMTI_EVENT_MONITOR_CONTENDED_ENTER,

@@ -25,8 +25,8 @@
  * initializer may run in one), and whether the outermost one turned the
  * event on for the thread alone or for all (a virtual thread, which this
  * environment cannot name, has no thread-level events). */
-static _Thread_local unsigned depth;
-static _Thread_local jthread window_thread;
+static HP_TLS unsigned depth;
+static HP_TLS jthread window_thread;
 static atomic_uint global_windows;
 static pthread_mutex_t global_lock = PTHREAD_MUTEX_INITIALIZER;
 

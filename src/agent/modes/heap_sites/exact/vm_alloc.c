@@ -134,7 +134,7 @@ static bool counted_by_hook(jvmtiEnv *jvmti, const jvmtiFrameInfo *f, jint n)
     return hooked;
 }
 
-static _Thread_local bool ignoring;
+static HP_TLS bool ignoring;
 
 void hp_sites_exact_vm_alloc_ignore(bool on)
 {
