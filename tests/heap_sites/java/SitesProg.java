@@ -376,7 +376,6 @@ public class SitesProg {
         if (names == 0) throw new AssertionError();
     }
 
-    // Virtual threads that park between allocations (JDK 21+): `rounds`
     static final class Mark { }
 
     // n Mark[10] at one site, and n Mark[5] that a hidden copy of
@@ -398,6 +397,7 @@ public class SitesProg {
         }
     }
 
+    // Virtual threads that park between allocations (JDK 21+): `rounds`
     // rounds of n allocations two frames below the task, each round
     // followed by a 1 ms sleep, so the thread continues on any carrier.
     static void vparks(int t, int n, int rounds) throws Exception {
